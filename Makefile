@@ -1,0 +1,51 @@
+# e2e-conform — see README.md. Every target works on a clean clone.
+GO        ?= go
+BIN       := bin
+FUZZTIME  ?= 5s
+LONGFUZZ  ?= 2m
+PKGS      := ./...
+
+# name:package pairs of the fuzz targets; `make test` runs each for $(FUZZTIME),
+# `make fuzz` for $(LONGFUZZ).
+FUZZ_TARGETS := \
+	FuzzParseKey:./protocol/wire \
+	FuzzUnmarshalUnions:./protocol/wire
+
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/... ./fixtures/...
+
+vet:
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+unit:
+	$(GO) test -race -count=1 -timeout 10m $(PKGS)
+
+fuzz-smoke:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	done
+
+fuzz:
+	$(MAKE) fuzz-smoke FUZZTIME=$(LONGFUZZ)
+
+# test: every test — vet and gofmt, unit and end-to-end tests with the race
+# detector, then each fuzz target briefly.
+test: vet unit fuzz-smoke
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
+
+# conform: until the conformance suite lands, builds everything and runs the
+# example engine through the client smoke check.
+conform: build
+	$(GO) run ./cmd/e2e-smoke --spawn "$(BIN)/example-engine"
+
+clean:
+	rm -rf $(BIN) out
