@@ -1,0 +1,169 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Attempt is an open attempt on a connection, from the receipt of
+// lifecycle/startAttempt until its lifecycle/endAttempt response is written
+// (spec §7.4, D19). Its methods send the attempt/* messages of spec §6; once
+// the attempt has ended they send nothing (the drop rule, §6.7). Safe for
+// concurrent use.
+type Attempt struct {
+	ID           string
+	ArtifactsDir string
+	// Screens: the attempt keeps a trace, so Screen messages are allowed.
+	Screens bool
+
+	c      *conn
+	ctx    context.Context // cancelled when the attempt signal aborts or the attempt ends
+	cancel context.CancelCauseFunc
+
+	mu     sync.RWMutex
+	ended  bool
+	ending bool // an endAttempt is under way (guarded by conn.mu)
+}
+
+// ErrAttemptEnded is the cancellation cause of an attempt's context after
+// its endAttempt response was written, and the error of ResolveSecret on an
+// ended attempt.
+var ErrAttemptEnded = errors.New("attempt ended")
+
+// Context is cancelled when the attempt's signal aborts (the cause is the
+// abort reason) or when the attempt ends (ErrAttemptEnded).
+func (a *Attempt) Context() context.Context { return a.ctx }
+
+// Ended reports whether the attempt's endAttempt response was written.
+func (a *Attempt) Ended() bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.ended
+}
+
+// notify sends an attempt/* notification unless the attempt has ended.
+func (a *Attempt) notify(method string, params any) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.ended {
+		return
+	}
+	a.c.notify(method, params)
+}
+
+// AppLog sends one attempt/appLog entry; a multi-line text is sent as one
+// entry per line.
+func (a *Attempt) AppLog(entry wire.AppLogEntry) {
+	for _, line := range splitLines(entry.Text) {
+		e := entry
+		e.Text = line
+		a.notify(wire.MethodAppLog, wire.AppLogParams{AttemptID: a.ID, Entry: e})
+	}
+}
+
+// Navigation sends attempt/navigation lines.
+func (a *Attempt) Navigation(line string) {
+	for _, l := range splitLines(line) {
+		a.notify(wire.MethodNavigation, wire.NavigationParams{AttemptID: a.ID, Line: l})
+	}
+}
+
+// Environment sends attempt/environment facts (string, number or boolean
+// values under non-empty keys; other entries are left out).
+func (a *Attempt) Environment(facts map[string]any) {
+	clean := map[string]any{}
+	for k, v := range facts {
+		if k == "" {
+			continue
+		}
+		switch v.(type) {
+		case string, bool, int, int32, int64, uint, uint32, uint64, float32, float64, json.Number:
+			clean[k] = v
+		}
+	}
+	a.notify(wire.MethodEnvironment, wire.EnvironmentParams{AttemptID: a.ID, Facts: clean})
+}
+
+// Screen sends attempt/screen; nothing is sent unless the attempt started
+// with screens: true.
+func (a *Attempt) Screen(snapshot *wire.EngineSnapshot) {
+	if !a.Screens || snapshot == nil {
+		return
+	}
+	a.notify(wire.MethodScreen, wire.ScreenParams{AttemptID: a.ID, Snapshot: *snapshot})
+}
+
+// ResolveSecret asks the client for the secret named name (spec §6.6). With
+// derive, the client first sends attempt/deriveSecret with the plaintext,
+// which the server answers with derive's values, so the client can redact
+// every form the app will see. The value must never reach a log, a
+// notification, an error or stderr.
+func (a *Attempt) ResolveSecret(ctx context.Context, name string, derive func(plaintext string) ([]string, error)) (string, error) {
+	a.mu.RLock()
+	ended := a.ended
+	a.mu.RUnlock()
+	if ended {
+		return "", engineerr.New(engineerr.InvalidState, "attempt %q has ended", a.ID)
+	}
+	params := wire.ResolveSecretParams{AttemptID: a.ID, Name: name}
+	var key string
+	if derive != nil {
+		n := a.c.derivations.add(derive)
+		key = fmt.Sprint(n)
+		params.Derivation = json.RawMessage(key)
+		defer a.c.derivations.remove(key)
+	}
+	var res wire.ResolveSecretResult
+	if err := a.c.call(ctx, wire.MethodResolveSecret, params, &res); err != nil {
+		return "", err
+	}
+	return res.Value, nil
+}
+
+func splitLines(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	return strings.Split(s, "\n")
+}
+
+// derivations holds the derive functions of pending resolveSecret requests.
+type derivations struct {
+	mu   sync.Mutex
+	next int64
+	fns  map[string]func(string) ([]string, error)
+}
+
+func (d *derivations) add(fn func(string) ([]string, error)) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.next++
+	if d.fns == nil {
+		d.fns = map[string]func(string) ([]string, error){}
+	}
+	d.fns[fmt.Sprint(d.next)] = fn
+	return d.next
+}
+
+func (d *derivations) remove(key string) {
+	d.mu.Lock()
+	delete(d.fns, key)
+	d.mu.Unlock()
+}
+
+func (d *derivations) get(raw json.RawMessage) func(string) ([]string, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.fns[buf.String()]
+}

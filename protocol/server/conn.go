@@ -1,0 +1,334 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
+	"github.com/e2e-conform/toolkit/protocol/schema"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// ErrClosedWithoutShutdown is returned by ServeEngine when the connection
+// ended before shutdown was answered (spec §2.6); a spawned server then exits
+// with status 1.
+var ErrClosedWithoutShutdown = errors.New("connection closed without shutdown")
+
+// Options configure ServeEngine. The zero value is ready to use.
+type Options struct {
+	// Logger receives the server's own diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Schemas validates params; nil loads the embedded schemas (share one
+	// Set between connections to avoid compiling them per connection).
+	Schemas *schema.Set
+	// MaxMessageBytes raises the receive and send limit above
+	// wire.MaxMessageBytes; lower values are for tests only.
+	MaxMessageBytes int
+	// Trace sees every frame read and written.
+	Trace func(dir rpc.Direction, content []byte)
+	// DrainTimeout bounds how long ServeEngine waits, after the connection
+	// ended, for engine calls that ignore their cancelled context; 0 means 3 s.
+	DrainTimeout time.Duration
+}
+
+// ServeEngine serves engine over one connection until exit arrives or the
+// streams close, then returns: nil after shutdown, ErrClosedWithoutShutdown
+// otherwise, or an error if the engine's manifest is invalid (spec §9.4).
+// rwc is closed when ServeEngine returns.
+func ServeEngine(ctx context.Context, engine Engine, rwc io.ReadWriteCloser, opts Options) error {
+	if engine == nil {
+		return errors.New("server: nil engine")
+	}
+	return serve(ctx, engine, nil, rwc, opts)
+}
+
+// ServeFactory is ServeEngine for an engine built at initialize by factory
+// from initializationOptions (spec §2.2).
+func ServeFactory(ctx context.Context, factory Factory, rwc io.ReadWriteCloser, opts Options) error {
+	if factory == nil {
+		return errors.New("server: nil factory")
+	}
+	return serve(ctx, nil, factory, rwc, opts)
+}
+
+type connState int
+
+const (
+	stateNew connState = iota
+	stateReady
+	stateShutdown
+)
+
+type conn struct {
+	opts    Options
+	log     *slog.Logger
+	schemas *schema.Set
+	factory Factory
+	stream  *rpc.Stream
+	rpc     *jsonrpc2.Conn
+	ctx     context.Context // cancelled (cause ErrAborted) on close without shutdown
+	cancel  context.CancelCauseFunc
+	signals *signalTable
+
+	mu           sync.Mutex
+	state        connState
+	engine       Engine
+	manifest     wire.Manifest
+	attempt      *Attempt
+	attemptSig   *liveSignal
+	pending      map[string]bool // ids of requests not yet answered
+	sawInit      bool
+	sawPrepare   bool
+	shutdownDone bool
+	exited       bool
+
+	noteMu      sync.Mutex // orders notifications; never held while reading
+	initialized bool       // the initialized notification arrived (under noteMu)
+	queued      []queuedNote
+
+	inflight    sync.WaitGroup // engine calls running
+	nextID      atomic.Uint64
+	derivations derivations
+	reuse       []*liveSignal
+}
+
+type queuedNote struct {
+	method string
+	params any
+}
+
+func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWriteCloser, opts Options) error {
+	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}}
+	c.log = opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.schemas = opts.Schemas
+	if c.schemas == nil {
+		s, err := schema.Load()
+		if err != nil {
+			rwc.Close()
+			return fmt.Errorf("server: loading schemas: %w", err)
+		}
+		c.schemas = s
+	}
+	if engine != nil {
+		m, err := describeChecked(engine, c.schemas)
+		if err != nil {
+			rwc.Close()
+			return err
+		}
+		c.engine, c.manifest = engine, m
+	}
+	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	c.signals = newSignalTable(c.ctx)
+	c.stream = rpc.NewStream(rwc, rwc, rwc.Close, rpc.StreamOptions{
+		Mode: rpc.ServerMode, MaxMessageBytes: opts.MaxMessageBytes, Trace: opts.Trace,
+		OnFault: func(fe *rpc.FrameError) { c.log.Warn("malformed input", "kind", fe.Kind, "error", fe.Error()) },
+	})
+	c.mu.Lock() // Handle waits until c.rpc is set
+	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, c, jsonrpc2.SetLogger(slogPrintf{c.log}))
+	c.mu.Unlock()
+	return c.run(ctx)
+}
+
+// slogPrintf adapts jsonrpc2's logger to slog.
+type slogPrintf struct{ l *slog.Logger }
+
+func (s slogPrintf) Printf(format string, v ...any) {
+	s.l.Debug(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
+// run waits for the connection to end, then cleans up.
+func (c *conn) run(ctx context.Context) error {
+	select {
+	case <-c.rpc.DisconnectNotify():
+	case <-ctx.Done():
+		c.rpc.Close()
+	}
+	c.mu.Lock()
+	clean := c.shutdownDone
+	c.mu.Unlock()
+	if !clean {
+		// §2.6: abort every signal without a reason; responses that can no
+		// longer be written are discarded by jsonrpc2.
+		c.cancel(engineerr.ErrAborted)
+	}
+	done := make(chan struct{})
+	go func() { c.inflight.Wait(); close(done) }()
+	drain := c.opts.DrainTimeout
+	if drain <= 0 {
+		drain = 3 * time.Second
+	}
+	t := time.NewTimer(drain)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		c.log.Warn("engine calls still running after the connection ended; not waiting for them")
+	}
+	c.cancel(context.Canceled)
+	if clean {
+		return nil
+	}
+	if err := c.stream.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrClosedWithoutShutdown, err)
+	}
+	return ErrClosedWithoutShutdown
+}
+
+// Handle is called by jsonrpc2 for every request and notification, in
+// arrival order, on the reading goroutine. It does the protocol checks and
+// registers signals synchronously (spec §1.5) and hands engine work to a
+// goroutine.
+func (c *conn) Handle(ctx context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		c.handleNotification(req)
+		return
+	}
+	id := req.ID.String()
+	c.mu.Lock()
+	if c.pending[id] {
+		c.mu.Unlock()
+		c.replyError(rc, req.ID, wire.CodeInvalidRequest, fmt.Sprintf("request id %s is already pending on this connection", id))
+		return
+	}
+	c.pending[id] = true
+	c.mu.Unlock()
+	r := &request{c: c, rc: rc, req: req, id: id}
+	r.dispatch()
+}
+
+func (c *conn) handleNotification(req *jsonrpc2.Request) {
+	c.mu.Lock()
+	state := c.state
+	c.mu.Unlock()
+	switch req.Method {
+	case wire.MethodExit:
+		c.mu.Lock()
+		c.exited = true
+		c.mu.Unlock()
+		go c.rpc.Close() // closing from the reading goroutine is fine, but keep Handle short
+	case wire.MethodInitialized:
+		if state == stateNew {
+			return
+		}
+		c.noteMu.Lock()
+		if !c.initialized {
+			c.initialized = true
+			q := c.queued
+			c.queued = nil
+			for _, n := range q {
+				c.send(n.method, n.params)
+			}
+		}
+		c.noteMu.Unlock()
+	case wire.MethodAbort:
+		if state == stateNew {
+			return
+		}
+		var p wire.AbortParams
+		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+			c.log.Debug("ignoring $/abort with malformed params")
+			return
+		}
+		if err := c.schemas.ValidateParams(wire.MethodAbort, *req.Params); err != nil {
+			c.log.Debug("ignoring $/abort with invalid params", "error", err)
+			return
+		}
+		c.signals.abort(p.ID, p.Reason)
+	default:
+		// Unknown notifications, $/cancelRequest included, are ignored.
+	}
+}
+
+// notify sends a server-to-client notification; before initialized arrives
+// it is queued (spec §2.3), after shutdown it is still sent while the
+// connection lives.
+func (c *conn) notify(method string, params any) {
+	c.noteMu.Lock()
+	defer c.noteMu.Unlock()
+	if !c.initialized {
+		if len(c.queued) < 1024 {
+			c.queued = append(c.queued, queuedNote{method, params})
+		}
+		return
+	}
+	c.send(method, params)
+}
+
+// send writes a notification; c.noteMu is held, which keeps order with the
+// initialized flush.
+func (c *conn) send(method string, params any) {
+	if err := c.rpc.Notify(c.ctx, method, params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		c.log.Warn("cannot send notification", "method", method, "error", err)
+	}
+}
+
+// log sends engine/log lines.
+func (c *conn) engineLog(line string) {
+	for _, l := range splitLines(line) {
+		c.notify(wire.MethodEngineLog, wire.EngineLogParams{Line: l})
+	}
+}
+
+// call sends a server-to-client request (attempt/resolveSecret) with ids
+// 1, 2, 3, … and decodes its result or error.
+func (c *conn) call(ctx context.Context, method string, params any, result any) error {
+	c.noteMu.Lock()
+	ready := c.initialized
+	c.noteMu.Unlock()
+	if !ready {
+		return engineerr.New(engineerr.InvalidState, "%s before the client sent initialized", method)
+	}
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return engineerr.New(engineerr.EngineFailure, "sending %s: %v", method, err)
+	}
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	var je *jsonrpc2.Error
+	switch {
+	case errors.As(err, &je):
+		eo := &wire.ErrorObject{Code: je.Code, Message: je.Message}
+		if je.Data != nil {
+			eo.Data = *je.Data
+		}
+		return engineerr.Decode(eo)
+	case err != nil && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case err != nil:
+		return engineerr.New(engineerr.EngineFailure, "%s: connection closed", method)
+	}
+	if err := c.schemas.ValidateResult(method, raw); err != nil {
+		return engineerr.New(engineerr.EngineFailure, "malformed %s result: %v", method, err)
+	}
+	return json.Unmarshal(raw, result)
+}
+
+func (c *conn) replyError(rc *jsonrpc2.Conn, id jsonrpc2.ID, code int64, msg string) {
+	if err := rc.ReplyWithError(c.ctx, id, &jsonrpc2.Error{Code: code, Message: msg}); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		c.log.Debug("cannot reply", "error", err)
+	}
+}
+
+// recoverPanic turns a panic in engine code into an error.
+func recoverPanic(err *error) {
+	if p := recover(); p != nil {
+		*err = &engineerr.RemoteError{Code: wire.CodeInternalError, Message: fmt.Sprintf("engine panicked: %v", p),
+			Details: engineerr.Details{Stack: string(debug.Stack())}}
+	}
+}

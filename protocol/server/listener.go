@@ -1,0 +1,109 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/e2e-conform/toolkit/protocol/schema"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+)
+
+// ServeListener accepts connections on l and serves each with ServeEngine
+// (a shared engine) or ServeFactory (one engine per connection), concurrently,
+// until ctx is cancelled or l fails (spec §9.2, §9.4). One connection's end,
+// with or without shutdown, disturbs no other. It closes l and returns after
+// every connection has ended.
+func ServeListener(ctx context.Context, l net.Listener, engine Engine, factory Factory, opts Options) error {
+	if (engine == nil) == (factory == nil) {
+		return errors.New("server: ServeListener needs exactly one of engine and factory")
+	}
+	if opts.Schemas == nil {
+		s, err := schema.Load()
+		if err != nil {
+			return err
+		}
+		opts.Schemas = s
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		l.Close()
+	}()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if engine != nil {
+				err = ServeEngine(ctx, engine, nc, opts)
+			} else {
+				err = ServeFactory(ctx, factory, nc, opts)
+			}
+			log.Debug("connection ended", "remote", nc.RemoteAddr().String(), "error", err)
+		}()
+	}
+}
+
+// LoopbackTransport serves engine in this process over in-memory streams
+// (spec §9.3): every message is still framed and serialised.
+func LoopbackTransport(engine Engine, opts Options) transport.Transport {
+	name := engine.Info().Name
+	return transport.Loopback(name, func(ctx context.Context, rwc io.ReadWriteCloser) error {
+		err := ServeEngine(ctx, engine, rwc, opts)
+		if errors.Is(err, ErrClosedWithoutShutdown) {
+			return nil
+		}
+		return err
+	})
+}
+
+// ServeStdio serves engine over the process's stdin and stdout, the way a
+// spawned server runs (spec §9.1), and returns the process exit status:
+// 0 after shutdown and exit, 1 otherwise (spec §2.5, §2.6). SIGTERM ends the
+// connection as a close without shutdown. Nothing but the protocol is
+// written to stdout; logs go to opts.Logger (use stderr).
+func ServeStdio(engine Engine, opts Options) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	err := ServeEngine(ctx, engine, stdio{}, opts)
+	if err != nil {
+		if opts.Logger != nil && !errors.Is(err, ErrClosedWithoutShutdown) {
+			opts.Logger.Error("serve", "error", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// stdio joins stdin and stdout.
+type stdio struct{}
+
+func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (stdio) Close() error {
+	os.Stdin.Close()
+	return nil
+}
+
+

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// request is one incoming request, answered exactly once.
+type request struct {
+	c    *conn
+	rc   *jsonrpc2.Conn
+	req  *jsonrpc2.Request
+	id   string
+	once sync.Once
+}
+
+func (r *request) params() json.RawMessage {
+	if r.req.Params == nil {
+		return nil
+	}
+	return *r.req.Params
+}
+
+// respond writes the response; only the first call has an effect.
+func (r *request) respond(resp *jsonrpc2.Response) {
+	r.once.Do(func() {
+		if err := r.rc.SendResponse(r.c.ctx, resp); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+			r.c.log.Debug("cannot write response", "method", r.req.Method, "error", err)
+		}
+		r.c.mu.Lock()
+		delete(r.c.pending, r.id)
+		r.c.mu.Unlock()
+	})
+}
+
+func (r *request) replyCode(code int64, format string, args ...any) {
+	r.respond(&jsonrpc2.Response{ID: r.req.ID, Error: &jsonrpc2.Error{Code: code, Message: fmt.Sprintf(format, args...)}})
+}
+
+// replyErr encodes err (spec §8.5). aborted: the request's signal had
+// aborted, so the error must not be retryable (spec §7.5).
+func (r *request) replyErr(err error, aborted bool) {
+	o := engineerr.Encode(err)
+	if aborted {
+		o = notRetryable(o)
+	}
+	je := &jsonrpc2.Error{Code: o.Code, Message: o.Message}
+	if o.Data != nil {
+		d := json.RawMessage(o.Data)
+		je.Data = &d
+	}
+	r.respond(&jsonrpc2.Response{ID: r.req.ID, Error: je})
+}
+
+// notRetryable rewrites retryable: true in error data to false.
+func notRetryable(o *wire.ErrorObject) *wire.ErrorObject {
+	if len(o.Data) == 0 {
+		return o
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(o.Data, &m) != nil || string(m["retryable"]) != "true" {
+		return o
+	}
+	m["retryable"] = json.RawMessage("false")
+	data, err := json.Marshal(m)
+	if err != nil {
+		return o
+	}
+	return &wire.ErrorObject{Code: o.Code, Message: o.Message, Data: data}
+}
+
+// replyResult marshals v and writes it, or an ENGINE_FAILURE naming the size
+// when it exceeds the message limit (spec §1.2).
+func (r *request) replyResult(v any) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		r.replyErr(fmt.Errorf("encoding the %s result: %w", r.req.Method, err), false)
+		return
+	}
+	limit := r.c.opts.MaxMessageBytes
+	if limit <= 0 {
+		limit = wire.MaxMessageBytes
+	}
+	if len(raw)+64+len(r.id) > limit {
+		r.replyErr(engineerr.New(engineerr.EngineFailure, "the %s result of %d bytes exceeds the %d-byte message limit",
+			r.req.Method, len(raw), limit), false)
+		return
+	}
+	m := json.RawMessage(raw)
+	r.respond(&jsonrpc2.Response{ID: r.req.ID, Result: &m})
+}
+
+func (r *request) dispatch() {
+	c := r.c
+	method := r.req.Method
+	c.mu.Lock()
+	state := c.state
+	c.mu.Unlock()
+	switch {
+	case state == stateNew && method != wire.MethodInitialize:
+		r.replyCode(wire.CodeNotInitialized, "server not initialized")
+		return
+	case state == stateShutdown:
+		r.replyCode(wire.CodeInvalidRequest, "server is shut down: %s after shutdown", method)
+		return
+	case state == stateReady && method == wire.MethodInitialize:
+		r.replyCode(wire.CodeInvalidRequest, "initialize after a successful initialize")
+		return
+	}
+	switch method {
+	case wire.MethodInitialize:
+		r.initialize()
+		return
+	case wire.MethodShutdown:
+		r.shutdown()
+		return
+	case wire.MethodDeriveSecret:
+		r.deriveSecret()
+		return
+	}
+	if !wire.IsEngineMethod(method) || !c.manifest.Lists(method) {
+		if wire.IsEngineMethod(method) {
+			r.replyCode(wire.CodeMethodNotFound, "method %s is not in this engine's manifest", method)
+		} else {
+			r.replyCode(wire.CodeMethodNotFound, "method not found: %s", method)
+		}
+		return
+	}
+	raw := r.params()
+	if err := c.schemas.ValidateParams(method, raw); err != nil {
+		r.replyCode(wire.CodeInvalidParams, "invalid params: %v", err)
+		return
+	}
+	r.engineMethod(method, raw)
+}
+
+func (r *request) decode(raw json.RawMessage, v any) bool {
+	if err := wire.Unmarshal(raw, v); err != nil {
+		r.replyCode(wire.CodeInvalidParams, "invalid params of %s: %v", r.req.Method, err)
+		return false
+	}
+	return true
+}
+
+func (r *request) initialize() {
+	c := r.c
+	raw := r.params()
+	if err := c.schemas.ValidateParams(wire.MethodInitialize, raw); err != nil {
+		var probe struct {
+			ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(raw, &probe)
+		if string(probe.ProtocolVersion) != "1" && probe.ProtocolVersion != nil {
+			r.replyCode(wire.CodeInvalidParams, "unsupported protocolVersion %s: this server speaks protocolVersion 1", probe.ProtocolVersion)
+			return
+		}
+		r.replyCode(wire.CodeInvalidParams, "invalid initialize params: %v", err)
+		return
+	}
+	var p wire.InitializeParams
+	if !r.decode(raw, &p) {
+		return
+	}
+	engine, manifest := c.engine, c.manifest
+	if c.factory != nil {
+		var err error
+		func() {
+			defer recoverPanic(&err)
+			engine, err = c.factory(c.ctx, p.InitializationOptions)
+		}()
+		if err == nil && engine == nil {
+			err = engineerr.InvalidConfig("the engine factory returned no engine")
+		}
+		if err == nil {
+			manifest, err = describeChecked(engine, c.schemas)
+		}
+		if err != nil {
+			r.replyErr(err, false)
+			return
+		}
+	}
+	c.mu.Lock()
+	c.engine, c.manifest, c.state = engine, manifest, stateReady
+	c.mu.Unlock()
+	c.log.Debug("initialized", "client", p.ClientInfo.Name, "role", p.Role)
+	r.replyResult(wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Manifest: manifest})
+}
+
+func (r *request) shutdown() {
+	c := r.c
+	raw := r.params()
+	if raw != nil && string(raw) != "null" {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			r.replyCode(wire.CodeInvalidParams, "shutdown takes no params")
+			return
+		}
+	}
+	c.mu.Lock()
+	c.state = stateShutdown
+	c.mu.Unlock()
+	// §2.4, D9: answer once every earlier request has been answered.
+	go func() {
+		c.inflight.Wait()
+		c.mu.Lock()
+		c.shutdownDone = true
+		c.mu.Unlock()
+		r.replyResult(nil)
+	}()
+}
+
+func (r *request) deriveSecret() {
+	c := r.c
+	raw := r.params()
+	if err := c.schemas.ValidateParams(wire.MethodDeriveSecret, raw); err != nil {
+		r.replyCode(wire.CodeInvalidParams, "invalid params: %v", err)
+		return
+	}
+	var p wire.DeriveSecretParams
+	if !r.decode(raw, &p) {
+		return
+	}
+	fn := c.derivations.get(p.Derivation)
+	if fn == nil {
+		r.replyCode(wire.CodeInvalidParams, "no pending attempt/resolveSecret has derivation %s", clip(p.Derivation))
+		return
+	}
+	c.inflight.Add(1)
+	go func() {
+		defer c.inflight.Done()
+		var values []string
+		var err error
+		func() {
+			defer recoverPanic(&err)
+			values, err = fn(p.Plaintext)
+		}()
+		if err != nil {
+			// The message may quote the plaintext: never send it.
+			r.replyErr(engineerr.New(engineerr.EngineFailure, "derivation failed"), false)
+			return
+		}
+		if values == nil {
+			values = []string{}
+		}
+		r.replyResult(wire.DeriveSecretResult{Values: values})
+	}()
+}
+
+func clip(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
+}

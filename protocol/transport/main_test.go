@@ -1,0 +1,134 @@
+package transport_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/e2e-conform/toolkit/protocol/transport"
+)
+
+// within is a generous upper bound for things that should be quick.
+const within = 10 * time.Second
+
+// helperEnv selects a helper mode: the test binary re-executed as a tiny
+// engine process for the spawn tests.
+const helperEnv = "E2E_TRANSPORT_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		// syscall.Exit, not os.Exit: a race-enabled binary's os.Exit sleeps
+		// a second (GORACE atexit_sleep_ms), which would skew Close's timing.
+		syscall.Exit(runHelper(mode, os.Args[1:]))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// runHelper runs a helper mode and returns its exit status.
+func runHelper(mode string, args []string) int {
+	switch mode {
+	case "echo": // copy stdin to stdout
+		io.Copy(os.Stdout, os.Stdin)
+		return 0
+	case "exit3": // exit with status 3 at stdin EOF
+		os.Stdout.WriteString("ready\n")
+		io.Copy(io.Discard, os.Stdin)
+		return 3
+	case "hello-exit5": // write a line and exit with status 5 at once
+		os.Stdout.WriteString("hello\n")
+		return 5
+	case "term": // exit with status 7 on SIGTERM, after stdin EOF
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		os.Stdout.WriteString("ready\n")
+		io.Copy(io.Discard, os.Stdin)
+		fmt.Fprintln(os.Stderr, "stdin EOF")
+		<-sig
+		fmt.Fprintln(os.Stderr, "SIGTERM received")
+		return 7
+	case "stubborn": // ignore stdin EOF and SIGTERM
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		os.Stdout.WriteString("ready\n")
+		io.Copy(io.Discard, os.Stdin)
+		fmt.Fprintln(os.Stderr, "stdin EOF")
+		<-sig
+		fmt.Fprintln(os.Stderr, "SIGTERM ignored")
+		time.Sleep(time.Hour)
+		return 0
+	case "stderr60": // 60 stderr lines, every 7th longer than 2048 bytes
+		w := bufio.NewWriter(os.Stderr)
+		for i := range 60 {
+			if i%7 == 0 {
+				fmt.Fprintf(w, "line %02d %s\n", i, strings.Repeat("x", 3000))
+			} else {
+				fmt.Fprintf(w, "line %02d\r\n", i)
+			}
+		}
+		w.WriteString("no newline at the end")
+		w.Flush()
+		return 1
+	case "grandchild": // start a sleeping grandchild holding stdout; print its pid
+		self, _ := os.Executable()
+		cmd := exec.Command(self)
+		cmd.Env = []string{helperEnv + "=sleep"}
+		cmd.Stdout = os.Stdout
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Printf("%d\n", cmd.Process.Pid)
+		if len(args) > 0 && args[0] == "exit" {
+			return 0
+		}
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "escape": // start a grandchild that leaves the process group, holding stdout and stderr
+		self, _ := os.Executable()
+		cmd := exec.Command(self)
+		cmd.Env = []string{helperEnv + "=sleep"}
+		cmd.Stdout = os.Stdout
+		cmd.Stderr = os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Printf("%d\n", cmd.Process.Pid)
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "sleep":
+		time.Sleep(time.Hour)
+		return 0
+	case "env": // print the environment
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+		return 0
+	case "orphaner": // spawn a sleeper through Spawn, print its pid, exit without Close
+		self, _ := os.Executable()
+		c, err := transport.Spawn(transport.SpawnOptions{
+			Command: self,
+			Env:     map[string]string{helperEnv: "sleep"},
+		}).Open(context.Background(), transport.Context{Role: "run"})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Printf("%d\n", c.(transport.SpawnConn).Pid())
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
+		return 100
+	}
+}
