@@ -176,4 +176,3 @@ func (c *Conn) notification(req *jsonrpc2.Request) {
 		}
 	}
 }
-

@@ -101,7 +101,9 @@ func (c *Conn) Press(ctx context.Context, op Op, key string) error {
 }
 
 // Dismiss sends keyboard/dismiss (spec §4.14).
-func (c *Conn) Dismiss(ctx context.Context, op Op) error { return c.opOnly(ctx, wire.MethodDismiss, op, nil) }
+func (c *Conn) Dismiss(ctx context.Context, op Op) error {
+	return c.opOnly(ctx, wire.MethodDismiss, op, nil)
+}
 
 // Capture sends state/capture (spec §4.15).
 func (c *Conn) Capture(ctx context.Context, op Op) (*wire.EngineState, error) {
@@ -161,7 +163,9 @@ func (c *Conn) Restart(ctx context.Context, op Op) error {
 }
 
 // Reset sends session/reset.
-func (c *Conn) Reset(ctx context.Context, op Op) error { return c.opOnly(ctx, wire.MethodReset, op, nil) }
+func (c *Conn) Reset(ctx context.Context, op Op) error {
+	return c.opOnly(ctx, wire.MethodReset, op, nil)
+}
 
 func (c *Conn) opOnly(ctx context.Context, method string, op Op, result any) error {
 	o, sig := c.operation(ctx, op)
@@ -310,4 +314,3 @@ func (c *Conn) Close(budget time.Duration) error {
 
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
-

@@ -24,7 +24,7 @@ func TestBeforeInitialize(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":"x","method":"foo/bar"}`)
 	p.wantCode(`"x"`, wire.CodeNotInitialized)
 	p.send(`{"jsonrpc":"2.0","method":"$/abort","params":{"id":1}}`) // ignored
-	p.send(`{"jsonrpc":"2.0","method":"initialized"}`)              // ignored
+	p.send(`{"jsonrpc":"2.0","method":"initialized"}`)               // ignored
 	p.initialize()
 	if n := e.count(wire.MethodObserve); n != 0 {
 		t.Fatalf("observe reached the engine %d times before initialize", n)

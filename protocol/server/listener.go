@@ -105,5 +105,3 @@ func (stdio) Close() error {
 	os.Stdin.Close()
 	return nil
 }
-
-

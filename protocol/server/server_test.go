@@ -188,7 +188,9 @@ func (p *peer) readLoop() {
 	}
 }
 
-func frame(content string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(content), content) }
+func frame(content string) string {
+	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(content), content)
+}
 
 func (p *peer) write(raw string) {
 	p.t.Helper()
