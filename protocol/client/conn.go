@@ -130,7 +130,8 @@ func Open(ctx context.Context, cfg ConnConfig) (*Conn, error) {
 	c.stream = rpc.NewStream(tc, tc, func() error { return nil }, rpc.StreamOptions{
 		Mode: rpc.ClientMode, MaxMessageBytes: cfg.MaxMessageBytes, Trace: cfg.Trace,
 	})
-	c.rpc = jsonrpc2.NewConn(context.Background(), c.stream, handler{c}, jsonrpc2.SetLogger(diagLogger{c}))
+	c.rpc = jsonrpc2.NewConn(context.Background(), c.stream, handler{c}, jsonrpc2.SetLogger(diagLogger{c}),
+		jsonrpc2.OnRecv(c.onResponse))
 	if err := c.handshake(ctx); err != nil {
 		c.abandon()
 		return nil, err
@@ -161,6 +162,9 @@ func (c *Conn) handshake(ctx context.Context) error {
 		Role: c.cfg.Context.Role, InitializationOptions: c.cfg.InitializationOptions}
 	var raw json.RawMessage
 	if err := c.request(ctx, wire.MethodInitialize, params, &raw, nil); err != nil {
+		if errors.Is(err, engineerr.Infrastructure("")) {
+			return err
+		}
 		return engineerr.Infrastructure("initialize failed: %v", err)
 	}
 	var probe struct {
@@ -190,6 +194,19 @@ func (c *Conn) handshake(ctx context.Context) error {
 		return c.lostError(wire.MethodInitialized, err)
 	}
 	return nil
+}
+
+// onResponse runs on the reading goroutine when a response arrives, before
+// the waiting call sees it: the attempt closes for the client when the
+// endAttempt response arrives (spec §6.7), so notifications read after it
+// are dropped.
+func (c *Conn) onResponse(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	if resp == nil || req == nil || req.Method != wire.MethodEndAttempt {
+		return
+	}
+	c.mu.Lock()
+	c.attempt, c.screens = "", false
+	c.mu.Unlock()
 }
 
 // Manifest is the manifest the server announced (equal to the declared one
@@ -248,7 +265,7 @@ func (c *Conn) disconnected() bool {
 type Signal struct {
 	id   wire.SignalID
 	ctx  context.Context
-	once sync.Once
+	once sync.Once // one $/abort per connection; consumed when sent aborted
 }
 
 // NewSignal mints a signal for ctx with this connection's next id.
@@ -296,6 +313,9 @@ func ref(sig *Signal, budgetMs int64) wire.SignalRef {
 	if sig.ctx.Err() != nil {
 		r.Aborted = true
 		r.Reason = reason(sig.ctx, budgetMs)
+		// The server does not store a signal sent aborted: no $/abort
+		// follows for it.
+		sig.once.Do(func() {})
 	}
 	return r
 }

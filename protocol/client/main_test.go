@@ -35,8 +35,9 @@ func TestMain(m *testing.M) {
 		// Answers initialize with bytes that do not frame.
 		buf := make([]byte, 1)
 		os.Stdin.Read(buf)
+		fmt.Fprintln(os.Stderr, "garbage server writes garbage")
+		os.Stderr.Sync()
 		os.Stdout.WriteString("hello, this is not a frame\r\n\r\n")
-		fmt.Fprintln(os.Stderr, "garbage server wrote garbage")
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(3)
 	default:

@@ -21,15 +21,6 @@ func Diff(declared, served wire.Manifest) string {
 			out = append(out, fmt.Sprintf("%s: %s declared %s", name, quoteOrAbsent(s), quoteOrAbsent(d)))
 		}
 	}
-	str("name", declared.Name, served.Name)
-	str("version", declared.Version, served.Version)
-	if declared.SPIVersion != served.SPIVersion {
-		out = append(out, fmt.Sprintf("spiVersion: %d declared %d", served.SPIVersion, declared.SPIVersion))
-	}
-	str("platform", declared.Platform, served.Platform)
-	if w := workers(served.Workers); w != workers(declared.Workers) {
-		out = append(out, fmt.Sprintf("workers: %s declared %s", w, workers(declared.Workers)))
-	}
 	set := func(name string, d, s []string) {
 		adds, lacks := setDiff(s, d), setDiff(d, s)
 		if (d == nil) != (s == nil) && len(adds) == 0 && len(lacks) == 0 {
@@ -50,6 +41,15 @@ func Diff(declared, served wire.Manifest) string {
 	set("methods", declared.Methods, served.Methods)
 	set("actions", declared.Actions, served.Actions)
 	set("pointerActions", declared.PointerActions, served.PointerActions)
+	str("name", declared.Name, served.Name)
+	str("version", declared.Version, served.Version)
+	if declared.SPIVersion != served.SPIVersion {
+		out = append(out, fmt.Sprintf("spiVersion: %d declared %d", served.SPIVersion, declared.SPIVersion))
+	}
+	str("platform", declared.Platform, served.Platform)
+	if w := workers(served.Workers); w != workers(declared.Workers) {
+		out = append(out, fmt.Sprintf("workers: %s declared %s", w, workers(declared.Workers)))
+	}
 	if declared.TapModifiers != served.TapModifiers {
 		out = append(out, fmt.Sprintf("tapModifiers: %v declared %v", served.TapModifiers, declared.TapModifiers))
 	}

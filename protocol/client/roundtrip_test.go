@@ -122,9 +122,9 @@ func TestRoundTripEveryMethod(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// TestWorkerHandle drives the engine handle through a worker's whole span,
+// TestCLI011WorkerHandle drives the engine handle through a worker's whole span,
 // with the screenshot written by the client (CLI-011).
-func TestWorkerHandle(t *testing.T) {
+func TestCLI011WorkerHandle(t *testing.T) {
 	e, err := client.ConnectEngine(client.Config{Transport: loopbackExample(), Manifest: exampleManifest(), Schemas: schemas})
 	if err != nil {
 		t.Fatal(err)

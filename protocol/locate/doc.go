@@ -45,6 +45,8 @@
 //     and v) are the same e2e INVALID_ARGUMENT here, with an
 //     *esregexp.FlagsError as Cause; a server answers them with -32602 before
 //     calling this package (§5.6), so only in-process callers see it.
+//   - Any other error of the translator (none is expected): ENGINE_FAILURE
+//     with it as Cause.
 //   - An error returned by Options.Selector is passed through unchanged.
 //
 // # Decisions where the spec leaves room

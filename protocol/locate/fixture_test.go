@@ -219,8 +219,8 @@ func fakeSelector(s string, cand []*wire.SemanticNode) ([]*wire.SemanticNode, er
 
 // naiveResolve transcribes spec §10.1 literally (quadratic, lazy errors,
 // parent walks for "strict descendant"), as an oracle for ResolveExpression.
-// Selector answers are taken in document order without duplicates, as the
-// package documents.
+// Selector answers are taken in document order without duplicates, and the
+// selector is not called over no candidates, as the package documents.
 func naiveResolve(expr *wire.LocatorExpression, root *wire.SemanticNode, opts locate.Options) ([]*wire.SemanticNode, error) {
 	var all []*wire.SemanticNode
 	parent := map[*wire.SemanticNode]*wire.SemanticNode{}
@@ -343,6 +343,9 @@ func naiveResolve(expr *wire.LocatorExpression, root *wire.SemanticNode, opts lo
 		case wire.ExprSelector:
 			if opts.Selector == nil {
 				return nil, engineerr.New(engineerr.UnsupportedCapability, "selector %q needs a platform selector language, and this surface has none", e.Selector)
+			}
+			if len(cand) == 0 { // documented: not called over no candidates
+				return nil, nil
 			}
 			got, err := opts.Selector(e.Selector, cand)
 			if err != nil {

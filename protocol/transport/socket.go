@@ -147,6 +147,7 @@ type socketConn struct {
 	err error // the first connection error
 
 	closing   atomic.Bool
+	peerEOF   atomic.Bool // the server closed its side
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -164,6 +165,7 @@ func (c *socketConn) readLoop() {
 		}
 		if err != nil {
 			if err == io.EOF {
+				c.peerEOF.Store(true) // before Read can see EOF
 				c.in.closeWriter()
 				return
 			}
@@ -248,12 +250,8 @@ func (c *socketConn) Diagnostics() string {
 	if err != nil {
 		return err.Error()
 	}
-	select {
-	case <-c.peerDone:
-		if !c.closing.Load() {
-			return fmt.Sprintf("socket %s: the server closed the connection", c.addr)
-		}
-	default:
+	if c.peerEOF.Load() && !c.closing.Load() {
+		return fmt.Sprintf("socket %s: the server closed the connection", c.addr)
 	}
 	if c.closing.Load() {
 		return fmt.Sprintf("socket %s: closed", c.addr)
