@@ -130,7 +130,9 @@ func TestCLI004ErrorClassification(t *testing.T) {
 		{`{"code":-32000,"message":"gone","data":{"type":"engine","code":"NODE_STALE","retryable":true}}`,
 			func(e error) bool { return isCode(e, engineerr.NodeStale) && engineerr.IsRetryable(e) }},
 		{`{"code":-32000,"message":"covered","data":{"type":"engine","code":"NOT_ACTIONABLE","retryable":true}}`,
-			func(e error) bool { return isCode(e, engineerr.EngineFailure) && !engineerr.IsRetryable(e) && strings.Contains(e.Error(), "covered") }},
+			func(e error) bool {
+				return isCode(e, engineerr.EngineFailure) && !engineerr.IsRetryable(e) && strings.Contains(e.Error(), "covered")
+			}},
 		{`{"code":-32000,"message":"x","data":{"type":"e2e","category":"test","code":"INVALID_ARGUMENT","retryable":false}}`,
 			func(e error) bool {
 				return errors.Is(e, engineerr.NewE2E(engineerr.CategoryTest, "INVALID_ARGUMENT", ""))
