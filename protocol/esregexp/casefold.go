@@ -71,12 +71,17 @@ func (t *foldTable) setClasses(groups map[rune][]rune) {
 // (their surrogates map to themselves).
 var legacyFold = &foldTable{build: func(t *foldTable) {
 	groups := make(map[rune][]rune)
-	for c := rune(0); c <= maxCodeUnit; c++ {
-		if c >= surrogateMin && c <= surrogateMax {
-			continue
+	for _, cr := range unicode.CaseRanges {
+		for c := rune(cr.Lo); c <= rune(cr.Hi) && c <= maxCodeUnit; c++ {
+			if k := legacyCanonicalize(c); k != c {
+				groups[k] = append(groups[k], c)
+			}
 		}
-		k := legacyCanonicalize(c)
-		groups[k] = append(groups[k], c)
+	}
+	for k, g := range groups {
+		if legacyCanonicalize(k) == k {
+			groups[k] = append(g, k)
+		}
 	}
 	t.setClasses(groups)
 }}

@@ -85,6 +85,49 @@ func TestGolden(t *testing.T) {
 	t.Logf("%d cases agree with %s (Unicode %s); %d documented deviations", agree, g.Node, g.Unicode, deviations)
 }
 
+// TestRandomCorpus replays testdata/random.json: what node rejects is a
+// SyntaxError; what it accepts is refused or gives node's result on every
+// subject.
+func TestRandomCorpus(t *testing.T) {
+	var data struct {
+		Cases []struct {
+			Source, Flags string
+			Syntax        bool
+			Subjects      []string
+			Results       []bool
+		}
+	}
+	readJSON(t, "random.json", &data)
+	if len(data.Cases) < 1000 {
+		t.Fatalf("random.json has %d cases", len(data.Cases))
+	}
+	counts := map[string]int{}
+	for _, c := range data.Cases {
+		re, err := Compile(c.Source, c.Flags)
+		var se *SyntaxError
+		var ue *UnsupportedError
+		switch {
+		case c.Syntax:
+			if !errors.As(err, &se) {
+				t.Errorf("/%s/%s: got %v, want SyntaxError", c.Source, c.Flags, err)
+			}
+			counts["syntax"]++
+		case errors.As(err, &ue):
+			counts["unsupported"]++
+		case err != nil:
+			t.Errorf("/%s/%s: %v", c.Source, c.Flags, err)
+		default:
+			counts["translated"]++
+			for i, sub := range c.Subjects {
+				if got := re.MatchString(sub); got != c.Results[i] {
+					t.Errorf("/%s/%s on %q: got %v, ECMAScript %v; RE2 %s", c.Source, c.Flags, sub, got, c.Results[i], re)
+				}
+			}
+		}
+	}
+	t.Logf("random corpus: %v", counts)
+}
+
 // TestUnsupported checks the refused patterns and their constructs.
 func TestUnsupported(t *testing.T) {
 	g := loadGolden(t)

@@ -171,7 +171,9 @@ func (s *Stream) ReadObject(v any) error {
 		}
 		fe, id := s.check(content)
 		if fe == nil {
-			content = s.mapID(content)
+			if len(id) > 0 && id[0] == '-' {
+				content = s.mapID(content, id)
+			}
 			if err := json.Unmarshal(content, v); err != nil {
 				fe = &FrameError{Kind: FaultEnvelope, Msg: err.Error()}
 			}
@@ -366,7 +368,7 @@ func (s *Stream) check(content []byte) (*FrameError, json.RawMessage) {
 		if env.Method[0] != '"' {
 			return bad(`"method" must be a string`)
 		}
-		return nil, nil
+		return nil, id
 	}
 	// A response.
 	if env.ID == nil {
@@ -390,7 +392,7 @@ func (s *Stream) check(content []byte) (*FrameError, json.RawMessage) {
 			return bad("error message must be a string")
 		}
 	}
-	return nil, nil
+	return nil, id
 }
 
 func validID(raw json.RawMessage) bool {
@@ -410,26 +412,17 @@ const syntheticPrefix = "\x00e2e-id:"
 
 // mapID replaces a negative integer id by a synthetic string id, remembered
 // so that the response is written with the original id.
-func (s *Stream) mapID(content []byte) []byte {
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if !bytes.Contains(content, []byte(`-`)) {
-		return content
-	}
-	if json.Unmarshal(content, &probe) != nil || len(probe.ID) == 0 || probe.ID[0] != '-' {
-		return content
-	}
+func (s *Stream) mapID(content []byte, id json.RawMessage) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(content, &m) != nil {
 		return content
 	}
-	syn := syntheticPrefix + string(probe.ID)
+	syn := syntheticPrefix + string(id)
 	s.mu.Lock()
 	if s.mapped == nil {
 		s.mapped = map[string]json.RawMessage{}
 	}
-	s.mapped[syn] = probe.ID
+	s.mapped[syn] = id
 	s.mu.Unlock()
 	m["id"], _ = json.Marshal(syn)
 	out, err := json.Marshal(m)

@@ -107,6 +107,9 @@ func TestServerModeFaults(t *testing.T) {
 				if err = s.ReadObject(&m); err != nil {
 					break
 				}
+				if string(m["jsonrpc"]) != `"2.0"` {
+					t.Errorf("delivered message lacks its content: %v", m)
+				}
 				reads++
 			}
 			if reads != tc.reads {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -125,6 +126,9 @@ func (s *Set) ValidateResult(method string, raw json.RawMessage) error {
 	}
 	if m.result == "" {
 		return fmt.Errorf("schema: %s is a notification: it has no result", method)
+	}
+	if m.result == "NullResult" && string(bytes.TrimSpace(raw)) == "null" {
+		return nil // the common void answer, without a validator run
 	}
 	t := target{subject: "result of " + method, schema: s.methods[m.result], absent: "result"}
 	if method == "initialize" {
