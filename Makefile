@@ -1,4 +1,5 @@
 # e2e-conform — see README.md. Every target works on a clean clone.
+SHELL     := /bin/bash
 GO        ?= go
 BIN       := bin
 FUZZTIME  ?= 5s
@@ -8,8 +9,12 @@ PKGS      := ./...
 # name:package pairs of the fuzz targets; `make test` runs each for $(FUZZTIME),
 # `make fuzz` for $(LONGFUZZ).
 FUZZ_TARGETS := \
+	FuzzReadFrames:./protocol/rpc \
+	FuzzValidateManifest:./protocol/schema \
+	FuzzUnmarshalUnions:./protocol/wire \
 	FuzzParseKey:./protocol/wire \
-	FuzzUnmarshalUnions:./protocol/wire
+	FuzzCompile:./protocol/esregexp \
+	FuzzResolveExpression:./protocol/locate
 
 .PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean
 
@@ -43,9 +48,10 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
 
 # conform: until the conformance suite lands, builds everything and runs the
-# example engine through the client smoke check.
+# example engine through the client smoke check, writing out/smoke.txt.
 conform: build
-	$(GO) run ./cmd/e2e-smoke --spawn "$(BIN)/example-engine"
+	@mkdir -p out
+	$(BIN)/engine-smoke --spawn "$(BIN)/example-engine" | tee out/smoke.txt; exit $${PIPESTATUS[0]}
 
 clean:
 	rm -rf $(BIN) out
