@@ -85,13 +85,14 @@ type Conn struct {
 	nextID     atomic.Int64 // request ids 1, 2, 3, …
 	nextSignal atomic.Int64 // signal ids 1, 2, 3, …
 
-	mu        sync.Mutex
-	attempt   string // the open attempt's id, "" when none
-	screens   bool
-	closing   bool
-	lost      error // why the connection failed
-	diagnosis []string
-	pending   sync.WaitGroup
+	mu          sync.Mutex
+	attempt     string // the open attempt's id, "" when none
+	screens     bool
+	closing     bool
+	releaseOnce sync.Once
+	lost        error // why the connection failed
+	diagnosis   []string
+	pending     sync.WaitGroup
 }
 
 // Open opens a connection over cfg.Transport, runs initialize, checks the
@@ -238,6 +239,12 @@ func (c *Conn) lostError(method string, cause error) error {
 		c.lost = cause
 	}
 	c.mu.Unlock()
+	if c.disconnected() {
+		// The connection is never reused (D42): release the transport now,
+		// so that the diagnostics carry the exit status and every stderr
+		// line the server wrote before it went away.
+		c.releaseOnce.Do(func() { _ = c.tc.Close(time.Second) })
+	}
 	e := engineerr.Infrastructure("%s failed: the connection to %s was lost: %s", method, c.cfg.Transport.Label(), c.Diagnostics())
 	e.Cause = cause
 	return e
@@ -246,7 +253,7 @@ func (c *Conn) lostError(method string, cause error) error {
 // abandon releases the transport without the shutdown sequence.
 func (c *Conn) abandon() {
 	c.rpc.Close()
-	_ = c.tc.Close(time.Second)
+	c.releaseOnce.Do(func() { _ = c.tc.Close(time.Second) })
 }
 
 // disconnected reports whether the connection is gone.

@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -38,7 +37,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "garbage server writes garbage")
 		os.Stderr.Sync()
 		os.Stdout.WriteString("hello, this is not a frame\r\n\r\n")
-		io.Copy(io.Discard, os.Stdin)
 		os.Exit(3)
 	default:
 		if !serveNoopOrEcho(os.Getenv(serveEnv)) {
