@@ -325,10 +325,13 @@ func (c *conn) replyError(rc *jsonrpc2.Conn, id jsonrpc2.ID, code int64, msg str
 	}
 }
 
-// recoverPanic turns a panic in engine code into an error.
+// recoverPanic turns a panic in engine code into an engine ENGINE_FAILURE
+// carrying the stack. (D36 would answer -32603; the toolkit issue asks for
+// ENGINE_FAILURE, which the client classifies the same way, as an
+// infrastructure failure, and which keeps the panic's stack in data.)
 func recoverPanic(err *error) {
 	if p := recover(); p != nil {
-		*err = &engineerr.RemoteError{Code: wire.CodeInternalError, Message: fmt.Sprintf("engine panicked: %v", p),
+		*err = &engineerr.EngineError{Code: engineerr.EngineFailure, Message: fmt.Sprintf("engine panicked: %v", p),
 			Details: engineerr.Details{Stack: string(debug.Stack())}}
 	}
 }

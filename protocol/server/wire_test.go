@@ -130,14 +130,16 @@ func TestDuplicatePendingID(t *testing.T) {
 	p.wantCode("1", -32000)
 }
 
-func TestPanicBecomesInternalError(t *testing.T) {
-	// §8.5: a panic in engine code is -32603, never a crash.
+func TestPanicBecomesEngineFailure(t *testing.T) {
+	// A panic in engine code is an engine ENGINE_FAILURE with its stack,
+	// never a crash.
 	p := servePeer(t, newProbe(), server.Options{})
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"engine/locate","params":{"expression":{"kind":"selector","selector":"a"},"operation":` + op(`{"id":1}`) + `}}`)
-	eo := p.wantCode("1", wire.CodeInternalError)
-	if !strings.Contains(eo.Message, "locate exploded") {
-		t.Fatalf("message %q", eo.Message)
+	eo := p.wantCode("1", -32000)
+	wantEngineCode(t, eo, "ENGINE_FAILURE", false)
+	if !strings.Contains(eo.Message, "locate exploded") || !strings.Contains(string(eo.Data), "(*probe).Locate") {
+		t.Fatalf("message %q, data %s", eo.Message, eo.Data)
 	}
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"engine/observe","params":{"operation":` + op(`{"id":2}`) + `}}`)
 	p.wantResult("2", "")
