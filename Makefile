@@ -11,6 +11,7 @@ PKGS      := ./...
 FUZZ_TARGETS := \
 	FuzzReadFrames:./protocol/rpc \
 	FuzzValidateManifest:./protocol/schema \
+	FuzzDecodeSnapshot:./protocol/schema \
 	FuzzUnmarshalUnions:./protocol/wire \
 	FuzzParseKey:./protocol/wire \
 	FuzzCompile:./protocol/esregexp \

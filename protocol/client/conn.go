@@ -356,32 +356,24 @@ func (c *Conn) request(ctx context.Context, method string, params any, result an
 		}
 		return engineerr.Infrastructure("cannot send %s: %v", method, err)
 	}
-	var abortCh <-chan struct{}
+	// Waiter.Wait may be called again after its context ends, which is
+	// how the abort grace continues the same wait.
+	abortCtx := ctx
 	if sig != nil {
-		abortCh = sig.ctx.Done()
-	} else {
-		abortCh = ctx.Done()
+		abortCtx = sig.ctx
 	}
-	got := make(chan error, 1)
 	var raw json.RawMessage
-	waitCtx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go func() { got <- w.Wait(waitCtx, &raw) }()
-	select {
-	case err = <-got:
-	case <-abortCh:
+	err = w.Wait(abortCtx, &raw)
+	if err != nil && abortCtx.Err() != nil && errors.Is(err, abortCtx.Err()) {
 		if sig == nil {
 			return engineerr.Infrastructure("%s was cancelled: %v", method, context.Cause(ctx))
 		}
 		budget := budgetOf(params)
 		c.abort(sig, budget)
-		t := time.NewTimer(c.grace)
-		select {
-		case err = <-got:
-			t.Stop()
-		case <-t.C:
-			stop()
-			<-got
+		grace, cancel := context.WithTimeout(context.Background(), c.grace)
+		err = w.Wait(grace, &raw)
+		cancel()
+		if err != nil && grace.Err() != nil && errors.Is(err, grace.Err()) {
 			// D25: fail locally; the late response is discarded.
 			if r := reason(sig.ctx, budget); r != nil {
 				return engineerr.Decode(r)
@@ -436,6 +428,25 @@ func (c *Conn) outcome(method string, err error, raw json.RawMessage, result any
 	if result == nil {
 		return nil
 	}
+	// Observations can hold thousands of nodes: they are checked by the
+	// wire package's fast decoders, which agree with the schema (see
+	// schema's FuzzDecodeSnapshot), instead of a schema run.
+	switch p := result.(type) {
+	case *wire.EngineSnapshot:
+		s, err := wire.DecodeSnapshot(raw)
+		if err != nil {
+			return c.malformed(method, err)
+		}
+		*p = *s
+		return nil
+	case *[]wire.SemanticNode:
+		nodes, err := wire.DecodeNodes(raw)
+		if err != nil {
+			return c.malformed(method, err)
+		}
+		*p = nodes
+		return nil
+	}
 	if method != wire.MethodInitialize {
 		if verr := c.schemas.ValidateResult(method, raw); verr != nil {
 			c.mu.Lock()
@@ -455,6 +466,18 @@ func (c *Conn) outcome(method string, err error, raw json.RawMessage, result any
 		return engineerr.Infrastructure("malformed %s result: %v", method, err)
 	}
 	return nil
+}
+
+// malformed fails the connection for a malformed result (D10).
+func (c *Conn) malformed(method string, err error) error {
+	c.mu.Lock()
+	if c.lost == nil {
+		c.lost = err
+	}
+	c.mu.Unlock()
+	c.note(fmt.Sprintf("malformed %s result: %v", method, err))
+	go c.abandon()
+	return engineerr.Infrastructure("malformed %s result: %v", method, err)
 }
 
 func mustJSON(v any) []byte {

@@ -1,5 +1,7 @@
 package wire
 
+import "encoding/json"
+
 // EngineObserveOptions are the options of engine/observe (spec §5.4).
 type EngineObserveOptions struct {
 	Pixels        bool `json:"pixels,omitempty"`
@@ -36,6 +38,25 @@ type ObservationPixels struct {
 type NodeRef struct {
 	ID       string `json:"id"`
 	Revision string `json:"revision"`
+}
+
+// UnmarshalJSON requires both members, as the schema does.
+func (r *NodeRef) UnmarshalJSON(data []byte) error {
+	var p struct {
+		ID       *string `json:"id"`
+		Revision *string `json:"revision"`
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return unionError(NodeRef{}, "", "NodeRef must be an object, got %s", jsonKind(data))
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	if p.ID == nil || p.Revision == nil {
+		return unionError(NodeRef{}, "", "NodeRef requires id and revision")
+	}
+	*r = NodeRef{ID: *p.ID, Revision: *p.Revision}
+	return nil
 }
 
 // NodeStates are the eight reportable node states (spec §5.5); nil is absent.
