@@ -75,6 +75,11 @@ type SpawnConn interface {
 	// Exited is closed once the child has exited and been reaped; Wait then
 	// returns at once.
 	Exited() <-chan struct{}
+	// CloseStdin ends the child's input, and nothing else: the conformance
+	// suite uses it to check that a server exits when stdin closes.
+	CloseStdin() error
+	// Signal sends sig to the child (not its process group).
+	Signal(sig os.Signal) error
 }
 
 // Spawn returns a transport that starts the engine server as a child process

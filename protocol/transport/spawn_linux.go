@@ -316,6 +316,12 @@ func (c *spawnConn) waitExited(d time.Duration) bool {
 }
 
 // Pid returns the child's process id.
+// CloseStdin implements SpawnConn.
+func (c *spawnConn) CloseStdin() error { return c.stdinW.Close() }
+
+// Signal implements SpawnConn.
+func (c *spawnConn) Signal(sig os.Signal) error { return c.cmd.Process.Signal(sig) }
+
 func (c *spawnConn) Pid() int { return c.pid }
 
 // Wait blocks until the child is reaped and returns its state.

@@ -1,0 +1,154 @@
+// Command e2e-conform runs the conformance suite of the e2e engine protocol
+// against an engine server, started as a child process or reached over
+// TCP, and says whether it conforms:
+//
+//	e2e-conform --spawn "./my-engine --flag" [--profile full] [--json out/report.json] [--junit out/junit.xml]
+//	e2e-conform --connect 127.0.0.1:7000
+//	e2e-conform --list [--json]
+//
+// Exit status: 0 conformant, 1 non-conformant, 2 usage error, 3 incomplete
+// (a required check could not run, or nothing was selected), 4 harness
+// error. The flags map onto conformance.Config; the suite lives in package
+// conformance.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/catalog"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("e2e-conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg conformance.Config
+	var env, only, skip listFlag
+	spawn := fs.String("spawn", "", "start the engine server per connection: `command and arguments`")
+	fs.StringVar(&cfg.Connect, "connect", "", "connect to an engine server listening on `host:port`")
+	fs.Var(&env, "env", "`K=V` in the engine's environment (repeatable)")
+	fs.StringVar(&cfg.AppURL, "app-url", "", "base `URL` of the app, for profiles that need one")
+	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileCore, "`core` (no fixture screens) or full")
+	fs.Var(&only, "only", "run only specs with these requirement IDs, areas or labels (comma separated, repeatable)")
+	fs.Var(&skip, "skip", "skip specs with these requirement IDs, areas or labels")
+	junit := fs.String("junit", "", "write a JUnit XML report to `path`")
+	jsonPath := fs.String("json", "", "write the JSON report to `path` (with --list: print the list as JSON)")
+	listJSON := false
+	fs.DurationVar(&cfg.SpecTimeout, "timeout", 30*time.Second, "budget of each spec")
+	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
+	list := fs.Bool("list", false, "list the requirements and specs instead of running")
+	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
+	if err := fs.Parse(args); err != nil {
+		return conformance.ExitUsage
+	}
+	if *list && *jsonPath == "" {
+		for _, a := range args {
+			if a == "--json" || a == "-json" {
+				listJSON = true
+			}
+		}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "e2e-conform: unexpected arguments %q\n", fs.Args())
+		return conformance.ExitUsage
+	}
+	if *spawn != "" {
+		cfg.Spawn = strings.Fields(*spawn)
+	}
+	cfg.Env = map[string]string{}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			fmt.Fprintf(stderr, "e2e-conform: --env %q is not K=V\n", kv)
+			return conformance.ExitUsage
+		}
+		cfg.Env[k] = v
+	}
+	cfg.Only, cfg.Skip = only, skip
+	if *verbose {
+		cfg.Verbose = stderr
+	}
+	if *list {
+		return doList(cfg, *jsonPath != "" || listJSON, stdout, stderr)
+	}
+	cfg.Out = stdout
+	res, err := conformance.Run(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		if errors.Is(err, conformance.ErrUsage) {
+			return conformance.ExitUsage
+		}
+		return conformance.ExitHarness
+	}
+	if *jsonPath != "" {
+		if err := res.WriteJSON(*jsonPath); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	if *junit != "" {
+		if err := res.WriteJUnit(*junit); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	return res.ExitCode
+}
+
+func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
+	specs, err := conformance.List(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		return conformance.ExitHarness
+	}
+	bySpec := map[string][]string{}
+	for _, s := range specs {
+		for _, id := range s.Requirements {
+			bySpec[id] = append(bySpec[id], s.Text)
+		}
+	}
+	if asJSON {
+		type req struct {
+			catalog.Requirement
+			Specs []string `json:"specs"`
+		}
+		var out []req
+		for _, r := range catalog.All() {
+			out = append(out, req{r, bySpec[r.ID]})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"requirements": out, "specs": specs}); err != nil {
+			return conformance.ExitHarness
+		}
+		return 0
+	}
+	for _, r := range catalog.All() {
+		fmt.Fprintf(stdout, "%s %-6s %s\n", r.ID, r.Level, r.Statement)
+		for _, s := range bySpec[r.ID] {
+			fmt.Fprintf(stdout, "    spec: %s\n", s)
+		}
+	}
+	return 0
+}

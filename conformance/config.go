@@ -1,0 +1,80 @@
+// Package conformance is the conformance suite of the e2e engine protocol:
+// a ginkgo v2 suite that drives any engine server, started as a child
+// process (spawn) or reached over TCP (socket), through the requirement
+// catalog of spec §11 (package catalog). Every spec carries the IDs of the
+// requirements it checks as ginkgo labels.
+//
+// Verdicts are per requirement: passed, failed, not applicable (the
+// manifest does not declare what it needs, or it is checked by the
+// toolkit's own tests), or not verified (a fixture screen the engine could
+// not stage, or a check that could not run). Not applicable and not
+// verified never count as passed, and a run that checks nothing is never
+// conformant (D58).
+//
+// Run is what cmd/e2e-conform calls; Register lets a vendor run the same
+// suite inside its own `go test` (see RunSpecs).
+package conformance
+
+import (
+	"io"
+	"time"
+)
+
+// Profiles.
+const (
+	// ProfileCore checks the requirements that need no fixture screen.
+	ProfileCore = "core"
+	// ProfileFull checks every requirement; a MUST left not verified makes
+	// the run incomplete.
+	ProfileFull = "full"
+)
+
+// Config configures one run against one engine server.
+type Config struct {
+	// Spawn is the server's command and arguments (the spawn transport).
+	Spawn []string
+	// Connect is host:port of a listening server (the socket transport).
+	Connect string
+	// Env is the environment given to the spawned server and sent in
+	// lifecycle params (nothing of the suite's own environment leaks in).
+	Env map[string]string
+	// AppURL is the base URL of an app for profiles that need one; the
+	// fixture screens are served by the suite itself when it is empty.
+	AppURL string
+	// Profile is ProfileCore (default) or ProfileFull.
+	Profile string
+	// Only and Skip select specs by requirement ID (WIRE-003), area
+	// (WIRE) or label; an empty Only selects everything.
+	Only, Skip []string
+	// SpecTimeout bounds each spec (default 30 s); RunTimeout the run
+	// (default 10 min).
+	SpecTimeout, RunTimeout time.Duration
+	// Verbose, when set, receives every frame exchanged, secrets redacted.
+	Verbose io.Writer
+	// Out receives the human summary (nil: discarded).
+	Out io.Writer
+	// Name labels the engine configuration in reports (default: the
+	// command or the address).
+	Name string
+}
+
+func (c Config) specTimeout() time.Duration {
+	if c.SpecTimeout > 0 {
+		return c.SpecTimeout
+	}
+	return 30 * time.Second
+}
+
+func (c Config) runTimeout() time.Duration {
+	if c.RunTimeout > 0 {
+		return c.RunTimeout
+	}
+	return 10 * time.Minute
+}
+
+func (c Config) profile() string {
+	if c.Profile == "" {
+		return ProfileCore
+	}
+	return c.Profile
+}

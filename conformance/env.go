@@ -1,0 +1,507 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
+	"github.com/e2e-conform/toolkit/protocol/schema"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Env is what specs use to reach the engine under test: fresh connections
+// (each spawn connection is a new process), raw connections, attempts, the
+// fixture server, and the run-wide records of frames, server messages and
+// violations that the global checks read.
+type Env struct {
+	cfg       Config
+	tr        transport.Transport
+	Transport string // "spawn" or "socket"
+	Manifest  wire.Manifest
+	Schemas   *schema.Set
+	Artifacts string // a directory for attempts' artifacts
+	cwd       string // the working directory of spawned servers
+	FixtureURL string // base URL of the suite's fixture server
+
+	mu         sync.Mutex
+	frames     []frameRecord // the last frames exchanged, for failure reports
+	violations map[string][]string
+	sent       map[string]bool
+	stderr     []string
+	secrets    []string // canaries and secret values never to appear
+	counter    int
+	srv        *http.Server
+}
+
+type frameRecord struct {
+	dir     rpc.Direction
+	content string
+}
+
+// newEnv prepares the transport and the fixture server.
+func newEnv(cfg Config) (*Env, error) {
+	e := &Env{cfg: cfg, violations: map[string][]string{}, sent: map[string]bool{}}
+	s, err := schema.Load()
+	if err != nil {
+		return nil, err
+	}
+	e.Schemas = s
+	switch {
+	case len(cfg.Spawn) > 0:
+		env := map[string]string{}
+		for k, v := range cfg.Env {
+			env[k] = v
+		}
+		if _, ok := env["PATH"]; !ok {
+			env["PATH"] = os.Getenv("PATH")
+		}
+		e.tr = transport.Spawn(transport.SpawnOptions{Command: cfg.Spawn[0], Args: cfg.Spawn[1:], Env: env,
+			Logger: slog.New(stderrRecorder{e})})
+		e.Transport = "spawn"
+	case cfg.Connect != "":
+		host, port, err := net.SplitHostPort(cfg.Connect)
+		if err != nil {
+			return nil, fmt.Errorf("--connect %q: %w", cfg.Connect, err)
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, fmt.Errorf("--connect %q: bad port", cfg.Connect)
+		}
+		e.tr = transport.Socket(transport.SocketOptions{Host: host, Port: n, DialTimeout: 5 * time.Second})
+		e.Transport = "socket"
+	default:
+		return nil, fmt.Errorf("no engine: give Spawn or Connect")
+	}
+	e.cwd, _ = os.Getwd()
+	dir, err := os.MkdirTemp("", "e2e-conform-*")
+	if err != nil {
+		return nil, err
+	}
+	e.Artifacts = dir
+	if err := e.startFixtures(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Env) close() {
+	if e.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = e.srv.Shutdown(ctx)
+	}
+	os.RemoveAll(e.Artifacts)
+}
+
+// startFixtures serves the fixture paths on the loopback interface. A
+// staged screen is recognised by its marker; the pages themselves (HTML for
+// real browsers) are the web engine's to provide, so this server answers
+// every path with a minimal page naming it, and /slow after 5 s (spec §11,
+// navigation fixture).
+func (e *Env) startFixtures() error {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			select {
+			case <-time.After(5 * time.Second):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>e2e-fixture%s</title><p>e2e-fixture:%s</p>", r.URL.Path, strings.TrimPrefix(r.URL.Path, "/"))
+	})
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	e.FixtureURL = "http://" + l.Addr().String()
+	go e.srv.Serve(l)
+	return nil
+}
+
+// stderrRecorder keeps every stderr line of spawned servers (ERR-007).
+type stderrRecorder struct{ e *Env }
+
+func (s stderrRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (s stderrRecorder) Handle(_ context.Context, r slog.Record) error {
+	line := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "line" {
+			line = a.Value.String()
+		}
+		return true
+	})
+	s.e.mu.Lock()
+	if len(s.e.stderr) < 100000 {
+		s.e.stderr = append(s.e.stderr, line)
+	}
+	s.e.mu.Unlock()
+	return nil
+}
+func (s stderrRecorder) WithAttrs([]slog.Attr) slog.Handler { return s }
+func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
+
+// recordFrame keeps the last frames for failure reports and writes them to
+// Verbose, secrets redacted.
+func (e *Env) recordFrame(dir rpc.Direction, content []byte) {
+	s := e.Redact(string(content))
+	e.mu.Lock()
+	e.frames = append(e.frames, frameRecord{dir, s})
+	if len(e.frames) > 12 {
+		e.frames = e.frames[len(e.frames)-12:]
+	}
+	e.mu.Unlock()
+	if e.cfg.Verbose != nil {
+		fmt.Fprintf(e.cfg.Verbose, "%s %s\n", dir, s)
+	}
+}
+
+// LastFrames renders the last frames exchanged, for a failure message.
+func (e *Env) LastFrames() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	for _, f := range e.frames {
+		fmt.Fprintf(&b, "  %s %s\n", f.dir, clip(f.content))
+	}
+	return b.String()
+}
+
+// Secret registers a value that must never appear in what the server
+// writes (ERR-007) and is redacted from verbose output.
+func (e *Env) Secret(v string) {
+	if v == "" {
+		return
+	}
+	e.mu.Lock()
+	e.secrets = append(e.secrets, v)
+	e.mu.Unlock()
+}
+
+// Redact replaces every registered secret in s.
+func (e *Env) Redact(s string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, v := range e.secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
+
+// violation records a failure of a run-wide requirement, found while
+// reading what the server sent; the global specs report them.
+func (e *Env) violation(id, format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.violations[id]) < 20 {
+		e.violations[id] = append(e.violations[id], fmt.Sprintf(format, args...))
+	}
+}
+
+// Violations returns what was recorded against id.
+func (e *Env) Violations(id string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.violations[id]...)
+}
+
+// markSent records a server-to-client message kind (S2C applicability).
+func (e *Env) markSent(what string) {
+	e.mu.Lock()
+	e.sent[what] = true
+	e.mu.Unlock()
+}
+
+// Sent reports whether the server sent what during the run.
+func (e *Env) Sent(what string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sent[what]
+}
+
+// StderrLines returns the spawned servers' stderr lines so far.
+func (e *Env) StderrLines() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.stderr...)
+}
+
+// nextID names attempts and runs uniquely within the run.
+func (e *Env) nextID(prefix string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.counter++
+	return fmt.Sprintf("%s-%d", prefix, e.counter)
+}
+
+// Dial opens a transport connection (no handshake).
+func (e *Env) Dial(ctx context.Context) (transport.Conn, error) {
+	return e.tr.Open(ctx, transport.Context{Role: wire.RoleWorker, Env: e.cfg.Env, Cwd: e.cwd})
+}
+
+// Raw opens a raw connection.
+func (e *Env) Raw(ctx context.Context) (*Raw, error) {
+	tc, err := e.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.newRaw(tc), nil
+}
+
+// Messages collects the server-to-client messages of a client connection.
+type Messages struct {
+	mu    sync.Mutex
+	Items []string // "method attemptId line-or-text"
+}
+
+func (m *Messages) add(s string) {
+	m.mu.Lock()
+	m.Items = append(m.Items, s)
+	m.mu.Unlock()
+}
+
+// All returns what was received.
+func (m *Messages) All() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.Items...)
+}
+
+// Open opens a client connection (handshake done, the manifest checked to
+// be valid and equal to the discovered one). Its frames are recorded and
+// checked like a Raw connection's.
+func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, error) {
+	msgs := &Messages{}
+	m := e.Manifest
+	cc := client.ConnConfig{
+		Transport: e.tr, Context: transport.Context{Role: role, Env: e.cfg.Env, Cwd: e.cwd},
+		Manifest: &m, ClientInfo: wire.ClientInfo{Name: "e2e-conform"}, Schemas: e.Schemas,
+		Trace: func(dir rpc.Direction, content []byte) {
+			e.recordFrame(dir, content)
+			if dir == rpc.Received {
+				f := &Frame{Content: content}
+				_ = json.Unmarshal(content, &f.Msg)
+				e.checkServerMessage(f)
+			}
+		},
+		Handlers: client.Handlers{
+			EngineLog:   func(line string) { msgs.add("engine/log " + line) },
+			AppLog:      func(id string, en wire.AppLogEntry) { msgs.add("attempt/appLog " + id + " " + en.Text) },
+			Navigation:  func(id, line string) { msgs.add("attempt/navigation " + id + " " + line) },
+			Environment: func(id string, facts map[string]any) { msgs.add(fmt.Sprintf("attempt/environment %s %v", id, facts)) },
+			Screen:      func(id string, s *wire.EngineSnapshot) { msgs.add("attempt/screen " + id) },
+			Secret: func(ctx context.Context, name string) (string, bool, error) {
+				v := "s3cr3t-canary-" + name
+				e.Secret(v)
+				return v, true, nil
+			},
+			Redact: func(id, name string, values []string) {
+				for _, v := range values {
+					e.Secret(v)
+				}
+			},
+		},
+	}
+	if e.Manifest.Name == "" {
+		cc.Manifest = nil // discovery
+	}
+	c, err := client.Open(ctx, cc)
+	return c, msgs, err
+}
+
+// Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on
+// c and returns the operation identity to use inside the attempt.
+func (e *Env) Attempt(ctx context.Context, c *client.Conn) (client.Op, error) {
+	run := e.nextID("run")
+	if e.Manifest.Lists(wire.MethodInit) {
+		if err := c.Init(ctx, wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
+			Env: e.cfg.Env, WorkerSlot: 0}); err != nil {
+			return client.Op{}, fmt.Errorf("lifecycle/init: %w", err)
+		}
+	}
+	attempt := e.nextID("attempt")
+	dir, err := os.MkdirTemp(e.Artifacts, attempt+"-")
+	if err != nil {
+		return client.Op{}, err
+	}
+	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: attempt, ArtifactsDir: dir}); err != nil {
+		return client.Op{}, fmt.Errorf("lifecycle/startAttempt: %w", err)
+	}
+	return client.Op{RunID: run, AttemptID: attempt}, nil
+}
+
+// checkServerMessage applies the run-wide checks to one message the server
+// sent: schema (WIRE-013), no null optional member (WIRE-012), error shapes
+// (ERR-001…006), and the server's requests (S2C-004).
+func (e *Env) checkServerMessage(f *Frame) {
+	if f.Msg == nil {
+		return
+	}
+	if f.IsResponse() {
+		if eo, ok := f.Msg["error"]; ok {
+			e.checkError(eo)
+		}
+		return
+	}
+	method := f.Method()
+	params := f.Msg["params"]
+	switch method {
+	case wire.MethodResolveSecret:
+		e.markSent("attempt/resolveSecret")
+		var p struct {
+			Derivation json.RawMessage `json:"derivation"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.Derivation != nil {
+			e.markSent("attempt/resolveSecret with derivation")
+		}
+	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment, wire.MethodScreen:
+	default:
+		if _, isRequest := f.Msg["id"]; isRequest {
+			e.violation("S2C-004", "the server sent the request %s", method)
+		}
+		return
+	}
+	if err := e.Schemas.ValidateServerMessage(method, params); err != nil {
+		e.violation("WIRE-013", "%s params: %v", method, err)
+		if strings.Contains(err.Error(), "null") {
+			e.violation("WIRE-012", "%s params: %v", method, err)
+		}
+		if method == wire.MethodAppLog || method == wire.MethodEngineLog || method == wire.MethodNavigation || method == wire.MethodEnvironment {
+			e.violation("S2C-003", "%s params: %v", method, err)
+		}
+		if method == wire.MethodScreen {
+			e.violation("S2C-002", "%s params: %v", method, err)
+		}
+		if method == wire.MethodResolveSecret {
+			e.violation("S2C-004", "%s params: %v", method, err)
+		}
+	}
+	e.checkSecrets(method, string(params))
+}
+
+// checkResult validates a result against its method's schema (WIRE-012,
+// WIRE-013).
+func (e *Env) checkResult(method string, raw []byte) {
+	if err := e.Schemas.ValidateResult(method, raw); err != nil {
+		e.violation("WIRE-013", "result of %s: %v", method, err)
+		if strings.Contains(err.Error(), "null") {
+			e.violation("WIRE-012", "result of %s: %v", method, err)
+		}
+	}
+}
+
+// checkSecrets records a canary found in what the server wrote (ERR-007).
+func (e *Env) checkSecrets(where, text string) {
+	e.mu.Lock()
+	secrets := append([]string(nil), e.secrets...)
+	e.mu.Unlock()
+	for _, s := range secrets {
+		if strings.Contains(text, s) {
+			e.violation("ERR-007", "a secret value appears in %s", where)
+		}
+	}
+}
+
+func (e *Env) checkError(raw json.RawMessage) {
+	if err := e.Schemas.ValidateType("ErrorObject", raw); err != nil {
+		e.violation("WIRE-013", "error object: %v", err)
+	}
+	var eo struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(raw, &eo)
+	if eo.Message == "" {
+		e.violation("ERR-006", "an error with an empty message (code %d)", eo.Code)
+	}
+	e.checkSecrets("an error message", string(raw))
+	var d map[string]json.RawMessage
+	hasData := json.Unmarshal(eo.Data, &d) == nil && d != nil
+	if eo.Code == wire.CodeEngineError {
+		var typ string
+		if hasData {
+			_ = json.Unmarshal(d["type"], &typ)
+		}
+		switch typ {
+		case "engine":
+			var code string
+			_ = json.Unmarshal(d["code"], &code)
+			known := false
+			for _, c := range []string{"NODE_STALE", "FRAME_NOT_FOUND", "FRAME_AMBIGUOUS", "NOT_ACTIONABLE", "ACTION_MAY_HAVE_COMMITTED",
+				"OPERATION_TIMEOUT", "CANCELLED", "UNSUPPORTED_CAPABILITY", "INVALID_STATE", "ENGINE_FAILURE"} {
+				known = known || code == c
+			}
+			r := string(d["retryable"])
+			if !known || (r != "true" && r != "false") {
+				e.violation("ERR-002", "engine error data %s", clip(string(eo.Data)))
+			}
+			if r == "true" && code != "NODE_STALE" && code != "FRAME_NOT_FOUND" {
+				e.violation("ERR-003", "retryable %s", code)
+			}
+		case "e2e":
+			var cat, code string
+			_ = json.Unmarshal(d["category"], &cat)
+			_ = json.Unmarshal(d["code"], &code)
+			r := string(d["retryable"])
+			det, hasDet := d["details"]
+			if (cat != "test" && cat != "configuration" && cat != "infrastructure" && cat != "internal" && cat != "interrupted") ||
+				code == "" || (r != "true" && r != "false") || (hasDet && (len(det) == 0 || det[0] != '{')) {
+				e.violation("ERR-004", "e2e error data %s", clip(string(eo.Data)))
+			}
+		default:
+			e.violation("ERR-001", "-32000 error without data.type engine or e2e: %s", clip(string(raw)))
+		}
+	} else if hasData {
+		for k := range d {
+			if k != "stack" && k != "errno" && k != "cause" {
+				e.violation("ERR-005", "error %d carries data member %q", eo.Code, k)
+			}
+		}
+	}
+	if hasData {
+		depth := 0
+		cur := d
+		for cur != nil {
+			if s, ok := cur["stack"]; ok && (len(s) == 0 || s[0] != '"') {
+				e.violation("ERR-005", "stack is not a string")
+			}
+			if en, ok := cur["errno"]; ok {
+				if _, isInt := wire.ParseInteger(en); !isInt && (len(en) == 0 || en[0] != '"') {
+					e.violation("ERR-005", "errno is neither a string nor an integer")
+				}
+			}
+			c, ok := cur["cause"]
+			if !ok {
+				break
+			}
+			depth++
+			if depth > 8 {
+				e.violation("ERR-005", "cause nested deeper than 8 levels")
+				break
+			}
+			var next struct {
+				Data map[string]json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(c, &next) != nil {
+				e.violation("ERR-005", "cause is not an error object")
+				break
+			}
+			cur = next.Data
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// raw opens a raw connection that is closed when the spec ends.
+func (e *Env) raw(ctx context.Context) *Raw {
+	r, err := e.Raw(ctx)
+	Expect(err).NotTo(HaveOccurred(), "opening a connection to the engine")
+	DeferCleanup(func() { _ = r.Close(5 * time.Second) })
+	return r
+}
+
+// initialized opens a raw connection and runs the handshake.
+func (e *Env) initialized(ctx context.Context) *Raw {
+	r := e.raw(ctx)
+	_, err := r.Initialize(ctx)
+	Expect(err).NotTo(HaveOccurred(), "initialize")
+	return r
+}
+
+// open opens a client connection that is closed when the spec ends.
+func (e *Env) open(ctx context.Context) (*client.Conn, *Messages) {
+	c, msgs, err := e.Open(ctx, wire.RoleWorker)
+	Expect(err).NotTo(HaveOccurred(), "opening and initializing a connection")
+	DeferCleanup(func() { _ = c.Close(5 * time.Second) })
+	return c, msgs
+}
+
+// inAttempt opens a client connection with an attempt started.
+func (e *Env) inAttempt(ctx context.Context) (*client.Conn, client.Op, *Messages) {
+	c, msgs := e.open(ctx)
+	op, err := e.Attempt(ctx, c)
+	Expect(err).NotTo(HaveOccurred(), "starting an attempt")
+	return c, op, msgs
+}
+
+// expectCode checks that f is an error response with code.
+func expectCode(f *Frame, code int64, what string) *wire.ErrorObject {
+	eo := f.Error()
+	Expect(eo).NotTo(BeNil(), "%s: want error %d, got result %s", what, code, clip(string(f.Result())))
+	Expect(eo.Code).To(Equal(code), "%s: want error %d, got %d %q", what, code, eo.Code, eo.Message)
+	return eo
+}
+
+// expectResult checks that f is a successful response.
+func expectResult(f *Frame, what string) json.RawMessage {
+	eo := f.Error()
+	Expect(eo).To(BeNil(), "%s: want a result, got error %v", what, eo)
+	return f.Result()
+}
+
+// engineErr decodes the data of a -32000 error.
+type engineData struct {
+	Type      string `json:"type"`
+	Code      string `json:"code"`
+	Category  string `json:"category"`
+	Retryable *bool  `json:"retryable"`
+}
+
+func dataOf(eo *wire.ErrorObject) engineData {
+	var d engineData
+	_ = json.Unmarshal(eo.Data, &d)
+	return d
+}
+
+// signalOp is a valid operation param with signal id.
+func signalOp(id string, op client.Op) string {
+	return fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":30000,"runId":%q,"attemptId":%q,"origin":"test"}`, id, orDefault(op.RunID, "run-x"), orDefault(op.AttemptID, "attempt-x"))
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// within bounds ctx by d from now.
+func within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}
+
+var _ = By

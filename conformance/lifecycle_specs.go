@@ -1,0 +1,282 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Handshake and lifecycle: spec §2, §4.1–§4.7; catalog LIFE.
+func lifecycleSpecs(s *suite) {
+	s.spec("initialize gets {protocolVersion: 1, manifest}, the same manifest for role run and role worker",
+		[]string{"LIFE-001"}, func(ctx context.Context, e *Env) {
+			var manifests []json.RawMessage
+			for _, role := range []string{"run", "worker"} {
+				r := e.raw(ctx)
+				f, err := r.Call(ctx, "1", "initialize", InitializeParams(role))
+				Expect(err).NotTo(HaveOccurred())
+				var res struct {
+					ProtocolVersion json.RawMessage `json:"protocolVersion"`
+					Manifest        json.RawMessage `json:"manifest"`
+				}
+				Expect(json.Unmarshal(expectResult(f, "initialize as "+role), &res)).To(Succeed())
+				Expect(string(res.ProtocolVersion)).To(Equal("1"), "protocolVersion of the result")
+				Expect(res.Manifest).NotTo(BeEmpty(), "manifest of the result")
+				manifests = append(manifests, res.Manifest)
+			}
+			var a, b wire.Manifest
+			Expect(json.Unmarshal(manifests[0], &a)).To(Succeed())
+			Expect(json.Unmarshal(manifests[1], &b)).To(Succeed())
+			Expect(client.Diff(a, b)).To(BeEmpty(), "role run and role worker announce different manifests")
+		})
+
+	s.spec("initialize with protocolVersion 2, 0 or \"1\", or an unknown role, gets -32602 and leaves the server uninitialized",
+		[]string{"LIFE-002"}, func(ctx context.Context, e *Env) {
+			for _, params := range []string{
+				`{"protocolVersion":2,"clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
+				`{"protocolVersion":0,"clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
+				`{"protocolVersion":"1","clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
+				`{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"admin"}`,
+			} {
+				r := e.raw(ctx)
+				f, err := r.Call(ctx, "1", "initialize", params)
+				Expect(err).NotTo(HaveOccurred())
+				expectCode(f, wire.CodeInvalidParams, "initialize "+params)
+				f, err = r.Call(ctx, "2", wire.MethodObserve, `{"operation":`+signalOp("1", client.Op{})+`}`)
+				Expect(err).NotTo(HaveOccurred())
+				expectCode(f, wire.CodeNotInitialized, "an engine method after a refused initialize")
+			}
+		})
+
+	s.spec("an engine method or shutdown before initialize gets -32002",
+		[]string{"LIFE-003"}, func(ctx context.Context, e *Env) {
+			r := e.raw(ctx)
+			for i, m := range []string{wire.MethodObserve, wire.MethodOpen, wire.MethodInit, wire.MethodShutdown} {
+				f, err := r.Call(ctx, fmt.Sprint(i+1), m, `{}`)
+				Expect(err).NotTo(HaveOccurred())
+				expectCode(f, wire.CodeNotInitialized, m+" before initialize")
+			}
+		})
+
+	s.spec("a second initialize gets -32600 and the connection keeps working",
+		[]string{"LIFE-004"}, func(ctx context.Context, e *Env) {
+			r := e.initialized(ctx)
+			f, err := r.Call(ctx, "1", "initialize", InitializeParams("worker"))
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeInvalidRequest, "a second initialize")
+			f, err = r.Call(ctx, "2", "foo/bar", `{}`)
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeMethodNotFound, "an unknown method after the second initialize")
+		})
+
+	s.spec("the server sends no request or notification before initialized",
+		[]string{"LIFE-005"}, func(ctx context.Context, e *Env) {
+			r := e.raw(ctx)
+			f, err := r.Call(ctx, "0", "initialize", InitializeParams("worker"))
+			Expect(err).NotTo(HaveOccurred())
+			expectResult(f, "initialize")
+			if e.Manifest.Lists(wire.MethodInit) {
+				_, err := r.Call(ctx, "1", wire.MethodInit, initParams(e, "9001"))
+				Expect(err).NotTo(HaveOccurred(), "a message other than the init response arrived before initialized")
+			}
+			f, err = r.Call(ctx, "2", "foo/bar", `{}`)
+			Expect(err).NotTo(HaveOccurred(), "a message other than a response arrived before initialized")
+		})
+
+	s.spec("shutdown gets null; every later request, shutdown included, gets -32600",
+		[]string{"LIFE-006"}, func(ctx context.Context, e *Env) {
+			r := e.initialized(ctx)
+			f, err := r.Call(ctx, "1", "shutdown", "")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(expectResult(f, "shutdown"))).To(Equal("null"))
+			f, err = r.Call(ctx, "2", wire.MethodObserve, `{"operation":`+signalOp("1", client.Op{})+`}`)
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeInvalidRequest, "a request after shutdown")
+			f, err = r.Call(ctx, "3", "shutdown", "")
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeInvalidRequest, "a second shutdown")
+		})
+
+	s.spec("after shutdown and exit the process exits with status 0 within 2000 ms; after exit alone with status 1 within 5000 ms",
+		[]string{"LIFE-007"}, func(ctx context.Context, e *Env) {
+			for _, clean := range []bool{true, false} {
+				r := e.initialized(ctx)
+				if clean {
+					f, err := r.Call(ctx, "1", "shutdown", "")
+					Expect(err).NotTo(HaveOccurred())
+					expectResult(f, "shutdown")
+				}
+				Expect(r.Notify("exit", "")).To(Succeed())
+				bound, want := 2*time.Second, 0
+				if !clean {
+					bound, want = 5*time.Second, 1
+				}
+				status := exitStatus(r.Conn(), bound)
+				Expect(status).To(Equal(want), "exit status after exit (shutdown first: %v); -1 means it did not exit within %s", clean, bound)
+			}
+		})
+
+	s.spec("when stdin closes without shutdown, also with an engine method in flight, the process exits within 5000 ms",
+		[]string{"LIFE-008"}, func(ctx context.Context, e *Env) {
+			r := e.initialized(ctx)
+			if e.Manifest.Lists(wire.MethodObserve) {
+				Expect(r.Send(`{"jsonrpc":"2.0","id":5,"method":"engine/observe","params":{"operation":` + signalOp("5", client.Op{}) + `}}`)).To(Succeed())
+			}
+			sc, ok := r.Conn().(transport.SpawnConn)
+			Expect(ok).To(BeTrue())
+			Expect(sc.CloseStdin()).To(Succeed())
+			Expect(exitStatus(sc, 5*time.Second)).NotTo(Equal(-1), "the process did not exit within 5000 ms of stdin closing")
+		})
+
+	s.spec("lifecycle/dispose on a connection that never received lifecycle/init gets null",
+		[]string{"LIFE-010"}, func(ctx context.Context, e *Env) {
+			r := e.initialized(ctx)
+			f, err := r.Call(ctx, "1", wire.MethodDispose, `{"signal":{"id":1},"timeoutMs":5000}`)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(expectResult(f, "cold dispose"))).To(Equal("null"))
+		})
+
+	s.spec("startAttempt with screens true and false gets null, and engine/observe returns a snapshot inside the attempt",
+		[]string{"LIFE-011"}, func(ctx context.Context, e *Env) {
+			for _, screens := range []bool{true, false} {
+				c, _ := e.open(ctx)
+				op, err := e.Attempt(ctx, c)
+				Expect(err).NotTo(HaveOccurred(), "startAttempt with screens %v", screens)
+				if e.Manifest.Lists(wire.MethodObserve) {
+					_, err := c.Observe(ctx, op, nil)
+					Expect(err).NotTo(HaveOccurred(), "engine/observe inside the attempt")
+				}
+				Expect(c.EndAttempt(ctx, 5000)).To(Succeed())
+			}
+		})
+
+	s.spec("a startAttempt while an attempt is open gets -32000 engine INVALID_STATE",
+		[]string{"LIFE-012"}, func(ctx context.Context, e *Env) {
+			r := e.initialized(ctx)
+			start := func(id, attempt string) *Frame {
+				f, err := r.Call(ctx, id, wire.MethodStartAttempt, fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":false}`, attempt, e.Artifacts, id))
+				Expect(err).NotTo(HaveOccurred())
+				return f
+			}
+			expectResult(start("1", "overlap-1"), "the first startAttempt")
+			eo := expectCode(start("2", "overlap-2"), wire.CodeEngineError, "an overlapping startAttempt")
+			d := dataOf(eo)
+			Expect(d.Type + " " + d.Code).To(Equal("engine INVALID_STATE"))
+		})
+
+	s.spec("endAttempt gets null twice in a row, with no attempt open, and after startAttempts aborted at send and mid-flight",
+		[]string{"LIFE-013"}, func(ctx context.Context, e *Env) {
+			r := e.initialized(ctx)
+			end := func(id string) {
+				f, err := r.Call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(string(expectResult(f, "endAttempt"))).To(Equal("null"))
+			}
+			end("1")
+			end("2")
+			if e.Manifest.Lists(wire.MethodStartAttempt) {
+				_, err := r.Call(ctx, "3", wire.MethodStartAttempt, fmt.Sprintf(`{"attemptId":"aborted-at-send","artifactsDir":%q,"signal":{"id":3,"aborted":true},"screens":false}`, e.Artifacts))
+				Expect(err).NotTo(HaveOccurred())
+				end("4")
+				Expect(r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"lifecycle/startAttempt","params":{"attemptId":"aborted-mid","artifactsDir":%q,"signal":{"id":5},"screens":false}}`, e.Artifacts))).To(Succeed())
+				Expect(r.Notify("$/abort", `{"id":5}`)).To(Succeed())
+				_, err = r.Response(ctx, "5")
+				Expect(err).NotTo(HaveOccurred())
+				end("6")
+			}
+			end("7")
+		})
+
+	s.spec("settleAttempt with nothing pending gets null within its timeoutMs, on both calls of an attempt",
+		[]string{"LIFE-014"}, func(ctx context.Context, e *Env) {
+			c, _, _ := e.inAttempt(ctx)
+			for i := 0; i < 2; i++ {
+				start := time.Now()
+				Expect(c.SettleAttempt(ctx, 5000)).To(Succeed())
+				Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second), "settleAttempt answered after its timeoutMs")
+			}
+		})
+
+	s.spec("each listed cleanup method answers within its timeoutMs plus 2000 ms, the suite aborting its signal when timeoutMs runs out",
+		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
+			c, _, _ := e.inAttempt(ctx)
+			budget := int64(1000)
+			timed := func(name string, fn func(ctx context.Context) error) {
+				cctx, cancel := context.WithTimeout(ctx, time.Duration(budget)*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				_ = fn(cctx)
+				Expect(time.Since(start)).To(BeNumerically("<", time.Duration(budget)*time.Millisecond+2*time.Second), "%s answered after timeoutMs + 2000 ms", name)
+			}
+			if e.Manifest.Lists(wire.MethodSettleAttempt) {
+				timed("settleAttempt", func(ctx context.Context) error { return c.SettleAttempt(ctx, budget) })
+			}
+			if e.Manifest.Lists(wire.MethodEndAttempt) {
+				timed("endAttempt", func(ctx context.Context) error { return c.EndAttempt(ctx, budget) })
+			}
+			if e.Manifest.Lists(wire.MethodDispose) {
+				timed("dispose", func(ctx context.Context) error { return c.Dispose(ctx, budget, nil) })
+			}
+			if e.Manifest.Lists(wire.MethodFinish) {
+				timed("finish", func(ctx context.Context) error {
+					return c.Finish(ctx, wire.FinishParams{RunID: "run-finish", TargetName: "conformance", Env: map[string]string{}, TimeoutMs: float64(budget)})
+				})
+			}
+		})
+
+	s.spec("lifecycle/prepare answers null or workers in 1..slots with string env values; with slots 0 it succeeds without workers",
+		[]string{"LIFE-017"}, func(ctx context.Context, e *Env) {
+			for _, slots := range []int64{2, 0} {
+				c, _ := e.open(ctx)
+				res, err := c.Prepare(ctx, wire.PrepareParams{RunID: e.nextID("run"), TargetName: "conformance", ProjectRoot: e.Artifacts, Slots: slots, Env: map[string]string{}})
+				Expect(err).NotTo(HaveOccurred(), "prepare with slots %d", slots)
+				if res != nil && res.Workers != nil {
+					Expect(*res.Workers).To(BeNumerically(">=", 1), "workers with slots %d", slots)
+					Expect(*res.Workers).To(BeNumerically("<=", slots), "workers with slots %d", slots)
+				}
+			}
+		})
+
+	s.spec("lifecycle/finish gets null after prepare and on a connection that never received prepare",
+		[]string{"LIFE-018"}, func(ctx context.Context, e *Env) {
+			finish := wire.FinishParams{RunID: "run-f", TargetName: "conformance", Env: map[string]string{}, TimeoutMs: 5000}
+			c, _ := e.open(ctx)
+			Expect(c.Finish(ctx, finish)).To(Succeed(), "finish without prepare")
+			if e.Manifest.Lists(wire.MethodPrepare) {
+				c2, _ := e.open(ctx)
+				_, err := c2.Prepare(ctx, wire.PrepareParams{RunID: "run-f", TargetName: "conformance", ProjectRoot: e.Artifacts, Slots: 1, Env: map[string]string{}})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(c2.Finish(ctx, finish)).To(Succeed(), "finish after prepare")
+			}
+		})
+}
+
+func initParams(e *Env, signal string) string {
+	return fmt.Sprintf(`{"runId":"run-x","targetName":"conformance","projectRoot":%q,"app":{},"env":{},"headed":false,"workerSlot":0,"signal":{"id":%s}}`, e.Artifacts, signal)
+}
+
+// exitStatus waits up to d for a spawned server to exit and returns its
+// status, or -1.
+func exitStatus(tc transport.Conn, d time.Duration) int {
+	sc, ok := tc.(transport.SpawnConn)
+	if !ok {
+		return -1
+	}
+	select {
+	case <-sc.Exited():
+		st, _ := sc.Wait()
+		if st == nil {
+			return -1
+		}
+		return st.ExitCode()
+	case <-time.After(d):
+		return -1
+	}
+}

@@ -1,0 +1,269 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/e2e-conform/toolkit/protocol/rpc"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Frame is one message read off the wire by a Raw connection.
+type Frame struct {
+	Header  []string // header lines, without CRLF
+	Content []byte
+	Msg     map[string]json.RawMessage // nil when Content is not a JSON object
+}
+
+// Method is the message's method, "" for a response.
+func (f *Frame) Method() string {
+	var s string
+	_ = json.Unmarshal(f.Msg["method"], &s)
+	return s
+}
+
+// ID is the message's raw id ("" when absent).
+func (f *Frame) ID() string { return string(f.Msg["id"]) }
+
+// IsResponse reports whether the frame is a response.
+func (f *Frame) IsResponse() bool { _, ok := f.Msg["method"]; return !ok && f.Msg != nil }
+
+// Error decodes the error member of a response, nil when it has none.
+func (f *Frame) Error() *wire.ErrorObject {
+	raw, ok := f.Msg["error"]
+	if !ok {
+		return nil
+	}
+	var eo wire.ErrorObject
+	if json.Unmarshal(raw, &eo) != nil {
+		return &wire.ErrorObject{Code: 0, Message: "(undecodable error member)"}
+	}
+	return &eo
+}
+
+// Result is the raw result member.
+func (f *Frame) Result() json.RawMessage { return f.Msg["result"] }
+
+// Raw is a connection the suite drives byte by byte, bypassing the client
+// library (the raw-wire specs). Every frame read is checked for framing
+// (WIRE-001, WIRE-002) and recorded.
+type Raw struct {
+	env    *Env
+	tc     transport.Conn
+	frames chan *Frame
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error // why reading stopped
+	wmu    sync.Mutex
+}
+
+func (e *Env) newRaw(tc transport.Conn) *Raw {
+	r := &Raw{env: e, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{})}
+	go r.read()
+	return r
+}
+
+func (r *Raw) read() {
+	defer close(r.done)
+	defer close(r.frames)
+	br := bufio.NewReader(r.tc)
+	for {
+		f, err := r.readFrame(br)
+		if err != nil {
+			r.mu.Lock()
+			r.err = err
+			r.mu.Unlock()
+			return
+		}
+		r.env.recordFrame(rpc.Received, f.Content)
+		r.env.checkServerMessage(f)
+		r.frames <- f
+	}
+}
+
+func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
+	f := &Frame{}
+	length := -1
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && len(f.Header) == 0 && line == "" {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("reading a header: %w", err)
+		}
+		if !strings.HasSuffix(line, "\r\n") {
+			r.env.violation("WIRE-001", "header line %q does not end with CRLF", clip(line))
+			return nil, fmt.Errorf("header line %q does not end with CRLF", clip(line))
+		}
+		line = strings.TrimSuffix(line, "\r\n")
+		if line == "" {
+			break
+		}
+		f.Header = append(f.Header, line)
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			r.env.violation("WIRE-001", "header line %q is not Name: value", clip(line))
+			return nil, fmt.Errorf("header line %q is not Name: value", clip(line))
+		}
+		value = strings.TrimSpace(value)
+		switch name {
+		case "Content-Length":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 || strings.HasPrefix(value, "+") {
+				r.env.violation("WIRE-001", "Content-Length %q is not a decimal integer", value)
+				return nil, fmt.Errorf("bad Content-Length %q", value)
+			}
+			length = n
+		case "Content-Type":
+			if !strings.Contains(strings.ToLower(strings.ReplaceAll(value, " ", "")), "charset=utf-8") {
+				r.env.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
+			}
+		default:
+			r.env.violation("WIRE-002", "the server wrote the header field %q", name)
+		}
+	}
+	if length < 0 {
+		r.env.violation("WIRE-001", "a header part without Content-Length: %q", f.Header)
+		return nil, fmt.Errorf("header without Content-Length")
+	}
+	if length > wire.MaxMessageBytes {
+		r.env.violation("WIRE-001", "Content-Length %d exceeds the message limit", length)
+		return nil, fmt.Errorf("oversized message")
+	}
+	f.Content = make([]byte, length)
+	if _, err := io.ReadFull(br, f.Content); err != nil {
+		return nil, fmt.Errorf("reading %d content bytes: %w", length, err)
+	}
+	if !utf8.Valid(f.Content) || !json.Valid(f.Content) {
+		r.env.violation("WIRE-001", "content is not UTF-8 JSON, or Content-Length does not match it: %q", clip(string(f.Content)))
+		return f, nil
+	}
+	_ = json.Unmarshal(f.Content, &f.Msg)
+	return f, nil
+}
+
+// Write writes bytes as they are.
+func (r *Raw) Write(b []byte) error {
+	r.env.recordFrame(rpc.Sent, b)
+	return r.write(b)
+}
+
+func (r *Raw) write(b []byte) error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	_, err := r.tc.Write(b)
+	return err
+}
+
+// Frame returns content framed with a correct header.
+func Framed(content string) []byte {
+	return []byte("Content-Length: " + strconv.Itoa(len(content)) + "\r\n\r\n" + content)
+}
+
+// Send writes one framed message.
+func (r *Raw) Send(content string) error {
+	r.env.recordFrame(rpc.Sent, []byte(content))
+	return r.write(Framed(content))
+}
+
+// Next returns the next frame, or an error when the connection ended or ctx
+// is done.
+func (r *Raw) Next(ctx context.Context) (*Frame, error) {
+	select {
+	case f, ok := <-r.frames:
+		if !ok {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return nil, fmt.Errorf("connection ended: %v", r.err)
+		}
+		return f, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no message: %w", context.Cause(ctx))
+	}
+}
+
+// Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
+// passing over notifications; a response with another id is an error.
+func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
+	for {
+		f, err := r.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for the response to id %s: %w", id, err)
+		}
+		if !f.IsResponse() {
+			continue
+		}
+		if f.ID() != id {
+			return f, fmt.Errorf("got a response with id %s while waiting for id %s", f.ID(), id)
+		}
+		return f, nil
+	}
+}
+
+// Call sends a request and waits for its response.
+func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, error) {
+	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
+	if params != "" {
+		msg += `,"params":` + params
+	}
+	if err := r.Send(msg + "}"); err != nil {
+		return nil, err
+	}
+	f, err := r.Response(ctx, id)
+	if err == nil && f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodInitialize || method == wire.MethodShutdown) {
+		r.env.checkResult(method, f.Result())
+	}
+	return f, err
+}
+
+// Notify sends a notification.
+func (r *Raw) Notify(method, params string) error {
+	msg := `{"jsonrpc":"2.0","method":"` + method + `"`
+	if params != "" {
+		msg += `,"params":` + params
+	}
+	return r.Send(msg + "}")
+}
+
+// InitializeParams are valid initialize params for role.
+func InitializeParams(role string) string {
+	return `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"` + role + `"}`
+}
+
+// Initialize runs the handshake (initialize with id 0, then initialized).
+func (r *Raw) Initialize(ctx context.Context) (*Frame, error) {
+	f, err := r.Call(ctx, "0", "initialize", InitializeParams("worker"))
+	if err != nil {
+		return nil, err
+	}
+	if eo := f.Error(); eo != nil {
+		return f, fmt.Errorf("initialize failed: %d %s", eo.Code, eo.Message)
+	}
+	return f, r.Notify("initialized", "{}")
+}
+
+// Ended is closed when the server closed its side.
+func (r *Raw) Ended() <-chan struct{} { return r.done }
+
+// Conn is the transport connection (for spawn: a transport.SpawnConn).
+func (r *Raw) Conn() transport.Conn { return r.tc }
+
+// Close releases the connection within timeout.
+func (r *Raw) Close(timeout time.Duration) error { return r.tc.Close(timeout) }
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}

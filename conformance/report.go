@@ -1,0 +1,356 @@
+package conformance
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// SuiteVersion identifies this suite in reports.
+const SuiteVersion = "0.1.0"
+
+// Status of a requirement or a spec in a run.
+type Status string
+
+// The statuses.
+const (
+	Passed        Status = "passed"
+	Failed        Status = "failed"
+	NotApplicable Status = "not applicable"
+	NotVerified   Status = "not verified"
+	NotSelected   Status = "not selected"
+)
+
+// Exit codes of a run.
+const (
+	ExitConformant    = 0
+	ExitNonConformant = 1
+	ExitUsage         = 2
+	ExitIncomplete    = 3
+	ExitHarness       = 4
+)
+
+// SpecResult is one spec's outcome.
+type SpecResult struct {
+	Text         string        `json:"text"`
+	Requirements []string      `json:"requirements"`
+	Status       Status        `json:"status"`
+	Message      string        `json:"message,omitempty"`
+	LastFrames   string        `json:"lastFrames,omitempty"`
+	Duration     time.Duration `json:"durationNs"`
+}
+
+// RequirementResult is one requirement's verdict.
+type RequirementResult struct {
+	ID        string   `json:"id"`
+	Area      string   `json:"area"`
+	Level     string   `json:"level"`
+	Statement string   `json:"statement"`
+	Status    Status   `json:"status"`
+	Reason    string   `json:"reason,omitempty"`
+	Specs     []string `json:"specs,omitempty"`
+}
+
+// Result is a run's outcome: the verdict and exit code, and every
+// requirement's status. Its JSON form is documented in docs/report.md.
+type Result struct {
+	Suite        string              `json:"suite"`
+	SuiteVersion string              `json:"suiteVersion"`
+	Engine       string              `json:"engine"`
+	Profile      string              `json:"profile"`
+	Transport    string              `json:"transport"`
+	Manifest     *wire.Manifest      `json:"manifest,omitempty"`
+	Verdict      string              `json:"verdict"`
+	ExitCode     int                 `json:"exitCode"`
+	Reason       string              `json:"reason,omitempty"`
+	Counts       map[Status]int      `json:"counts"`
+	Warnings     []string            `json:"warnings,omitempty"`
+	Requirements []RequirementResult `json:"requirements"`
+	Specs        []SpecResult        `json:"specs"`
+	Duration     time.Duration       `json:"durationNs"`
+}
+
+// specsFrom converts ginkgo's spec reports.
+func specsFrom(r types.Report) []SpecResult {
+	var out []SpecResult
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		res := SpecResult{Text: sr.LeafNodeText, Duration: sr.RunTime}
+		for _, l := range sr.Labels() {
+			if _, ok := catalog.Lookup(l); ok {
+				res.Requirements = append(res.Requirements, l)
+			}
+		}
+		msg := sr.Failure.Message
+		switch {
+		case sr.State == types.SpecStatePassed:
+			res.Status = Passed
+		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, notApplicable):
+			res.Status, res.Message = NotApplicable, strings.TrimPrefix(msg, notApplicable)
+		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, notVerified):
+			res.Status, res.Message = NotVerified, strings.TrimPrefix(msg, notVerified)
+		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
+			res.Status, res.Message = NotSelected, msg
+		default: // failed, panicked, timedout, interrupted, aborted
+			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+msg)
+		}
+		for _, e := range sr.ReportEntries {
+			if e.Name == "last frames" {
+				res.LastFrames = e.StringRepresentation()
+			}
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// summarize turns spec results into the requirement verdicts, the verdict
+// and the exit code (one function decides all three, so the summary and the
+// exit code cannot disagree).
+func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Result {
+	res := Result{Suite: "e2e-conform", SuiteVersion: SuiteVersion, Profile: cfg.profile(), Counts: map[Status]int{}, Specs: specs}
+	res.Engine = (&suite{cfg: cfg}).name()
+	var facts catalog.Facts
+	if env != nil {
+		res.Transport = env.Transport
+		if env.Manifest.Name != "" {
+			m := env.Manifest
+			res.Manifest = &m
+		}
+		facts = catalog.Facts{Manifest: env.Manifest, Transport: env.Transport, Sent: env.Sent}
+	}
+	bySpec := map[string][]SpecResult{}
+	for _, s := range specs {
+		for _, id := range s.Requirements {
+			bySpec[id] = append(bySpec[id], s)
+		}
+	}
+	ran := 0
+	for _, s := range specs {
+		if s.Status == Passed || s.Status == Failed {
+			ran++
+		}
+	}
+	mustFailed, mustUnverified := 0, 0
+	for _, r := range catalog.All() {
+		rr := RequirementResult{ID: r.ID, Area: r.Area, Level: string(r.Level), Statement: r.Statement}
+		ss := bySpec[r.ID]
+		for _, s := range ss {
+			rr.Specs = append(rr.Specs, s.Text)
+		}
+		applies, why := r.Applies(facts)
+		st := map[Status]bool{}
+		var failMsg, skipMsg string
+		for _, s := range ss {
+			st[s.Status] = true
+			if s.Status == Failed && failMsg == "" {
+				failMsg = s.Message
+			}
+			if (s.Status == NotVerified || s.Status == NotApplicable || s.Status == NotSelected) && skipMsg == "" {
+				skipMsg = s.Message
+			}
+		}
+		switch {
+		case r.Withdrawn():
+			rr.Status, rr.Reason = NotApplicable, "withdrawn"
+		case env == nil || env.Manifest.Name == "" && harnessErr == nil && len(ss) == 0:
+			rr.Status, rr.Reason = NotVerified, "the engine could not be reached"
+		case !applies:
+			rr.Status, rr.Reason = NotApplicable, why
+		case st[Failed]:
+			rr.Status, rr.Reason = Failed, failMsg
+		case st[Passed]:
+			rr.Status = Passed
+		case st[NotVerified]:
+			rr.Status, rr.Reason = NotVerified, skipMsg
+		case len(ss) == 0:
+			rr.Status, rr.Reason = NotVerified, "no spec of this suite checks it yet"
+		default:
+			rr.Status, rr.Reason = NotSelected, skipMsg
+		}
+		if rr.Status == Failed && r.Level == catalog.Should {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s (SHOULD): %s", r.ID, rr.Reason))
+		}
+		if rr.Status == Failed && r.Level == catalog.Must {
+			mustFailed++
+		}
+		if rr.Status == NotVerified && r.Level == catalog.Must && (r.Fixture == false || cfg.profile() == ProfileFull) {
+			mustUnverified++
+		}
+		res.Counts[rr.Status]++
+		res.Requirements = append(res.Requirements, rr)
+	}
+	switch {
+	case harnessErr != nil:
+		res.Verdict, res.ExitCode, res.Reason = "harness error", ExitHarness, harnessErr.Error()
+	case ran == 0:
+		res.Verdict, res.ExitCode, res.Reason = "incomplete", ExitIncomplete, "no spec ran: a run that checks nothing is never conformant"
+	case mustFailed > 0:
+		res.Verdict, res.ExitCode = "non-conformant", ExitNonConformant
+		res.Reason = fmt.Sprintf("%d MUST requirement(s) failed", mustFailed)
+	case mustUnverified > 0 && cfg.profile() == ProfileFull:
+		res.Verdict, res.ExitCode = "incomplete", ExitIncomplete
+		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) not verified", mustUnverified)
+	default:
+		res.Verdict, res.ExitCode = "conformant", ExitConformant
+	}
+	return res
+}
+
+// WriteSummary writes the human summary: per area, passed / failed / not
+// applicable / not verified; every failure with its requirement, statement,
+// what went wrong and the last frames; the verdict.
+func (r *Result) WriteSummary(w io.Writer) {
+	type counts struct{ p, f, na, nv int }
+	per := map[string]*counts{}
+	var order []string
+	for _, rr := range r.Requirements {
+		c, ok := per[rr.Area]
+		if !ok {
+			c = &counts{}
+			per[rr.Area] = c
+			order = append(order, rr.Area)
+		}
+		switch rr.Status {
+		case Passed:
+			c.p++
+		case Failed:
+			c.f++
+		case NotApplicable:
+			c.na++
+		default:
+			c.nv++
+		}
+	}
+	fmt.Fprintf(w, "\ne2e-conform %s, profile %s, %s\n", r.SuiteVersion, r.Profile, r.Engine)
+	if r.Manifest != nil {
+		fmt.Fprintf(w, "engine %s %s, platform %q, %d methods\n", r.Manifest.Name, r.Manifest.Version, r.Manifest.Platform, len(r.Manifest.Methods))
+	}
+	fmt.Fprintf(w, "%-6s %7s %7s %15s %13s\n", "area", "passed", "failed", "not applicable", "not verified")
+	for _, a := range order {
+		c := per[a]
+		fmt.Fprintf(w, "%-6s %7d %7d %15d %13d\n", a, c.p, c.f, c.na, c.nv)
+	}
+	failures := 0
+	for _, rr := range r.Requirements {
+		if rr.Status != Failed {
+			continue
+		}
+		failures++
+		fmt.Fprintf(w, "\nFAILED %s (%s): %s\n  %s\n", rr.ID, rr.Level, rr.Statement, indent(rr.Reason))
+		for _, s := range r.Specs {
+			if s.Status == Failed && contains(s.Requirements, rr.ID) && s.LastFrames != "" {
+				fmt.Fprintf(w, "  last frames exchanged:\n%s", s.LastFrames)
+				break
+			}
+		}
+	}
+	for _, wmsg := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wmsg)
+	}
+	fmt.Fprintf(w, "\n%d passed, %d failed, %d not applicable, %d not verified\n",
+		r.Counts[Passed], r.Counts[Failed], r.Counts[NotApplicable], r.Counts[NotVerified]+r.Counts[NotSelected])
+	fmt.Fprintf(w, "verdict: %s", r.Verdict)
+	if r.Reason != "" {
+		fmt.Fprintf(w, " (%s)", r.Reason)
+	}
+	fmt.Fprintf(w, ", exit %d\n", r.ExitCode)
+}
+
+func indent(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ") }
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteJSON writes the JSON report.
+func (r *Result) WriteJSON(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// WriteJUnit writes a JUnit XML report: one testcase per spec, the
+// requirement IDs as properties, skipped specs with their real reason.
+func (r *Result) WriteJUnit(path string) error {
+	type property struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	type message struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type testcase struct {
+		Name       string     `xml:"name,attr"`
+		Classname  string     `xml:"classname,attr"`
+		Time       float64    `xml:"time,attr"`
+		Properties []property `xml:"properties>property,omitempty"`
+		Failure    *message   `xml:"failure,omitempty"`
+		Skipped    *message   `xml:"skipped,omitempty"`
+	}
+	type testsuite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Skipped  int        `xml:"skipped,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	ts := testsuite{Name: "e2e-conform " + r.Engine}
+	for _, s := range r.Specs {
+		tc := testcase{Name: s.Text, Classname: strings.Join(s.Requirements, " "), Time: s.Duration.Seconds()}
+		for _, id := range s.Requirements {
+			tc.Properties = append(tc.Properties, property{Name: "requirement", Value: id})
+		}
+		switch s.Status {
+		case Failed:
+			tc.Failure = &message{Message: firstLine(s.Message), Text: s.Message + "\n" + s.LastFrames}
+			ts.Failures++
+		case NotApplicable, NotVerified, NotSelected:
+			tc.Skipped = &message{Message: string(s.Status) + ": " + s.Message}
+			ts.Skipped++
+		}
+		ts.Tests++
+		ts.Cases = append(ts.Cases, tc)
+	}
+	data, err := xml.MarshalIndent(ts, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(xml.Header), data...), 0o644)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// sortedIDs is a helper for deterministic output.
+func sortedIDs(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

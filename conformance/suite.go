@@ -1,0 +1,166 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/e2e-conform/toolkit/conformance/catalog"
+)
+
+// Prefixes of skip messages: they become the requirement's status.
+const (
+	notApplicable = "not applicable: "
+	notVerified   = "not verified: "
+)
+
+// suite is one registered engine configuration.
+type suite struct {
+	cfg Config
+	env *Env
+	// discovery is why the engine could not be reached, if it could not.
+	discovery error
+}
+
+// spec registers one spec checking the requirements ids. The body runs only
+// when at least one of them applies to the engine; it is skipped as not
+// applicable otherwise, with the reason.
+func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e *Env)) {
+	labels := Label(ids...)
+	areas := map[string]bool{}
+	fixture := false
+	for _, id := range ids {
+		r, ok := catalog.Lookup(id)
+		if !ok {
+			panic("conformance: unknown requirement " + id)
+		}
+		areas[r.Area] = true
+		fixture = fixture || r.Fixture
+	}
+	for a := range areas {
+		labels = append(labels, a)
+	}
+	if fixture {
+		labels = append(labels, "fixture")
+	}
+	It(text, labels, SpecTimeout(s.cfg.specTimeout()), func(ctx SpecContext) {
+		if s.discovery != nil {
+			Skip(notVerified + "the engine could not be reached: " + s.discovery.Error())
+		}
+		s.gate(ids)
+		DeferCleanup(func() {
+			if CurrentSpecReport().Failed() {
+				AddReportEntry("last frames", s.env.LastFrames())
+			}
+		})
+		body(ctx, s.env)
+	})
+}
+
+// gate skips the running spec unless one of ids applies.
+func (s *suite) gate(ids []string) {
+	var why []string
+	for _, id := range ids {
+		r, _ := catalog.Lookup(id)
+		ok, reason := r.Applies(s.facts())
+		if ok {
+			return
+		}
+		why = append(why, id+": "+reason)
+	}
+	Skip(notApplicable + strings.Join(why, "; "))
+}
+
+func (s *suite) facts() catalog.Facts {
+	return catalog.Facts{Manifest: s.env.Manifest, Transport: s.env.Transport, Sent: s.env.Sent}
+}
+
+// applies reports whether requirement id applies (for specs that check
+// several requirements part by part).
+func (s *suite) applies(id string) bool {
+	r, _ := catalog.Lookup(id)
+	ok, _ := r.Applies(s.facts())
+	return ok
+}
+
+// register builds the ginkgo tree for one engine configuration: discovery
+// first, then every area in order, the run-wide checks last.
+func (s *suite) register() {
+	Describe(s.name(), Ordered, ContinueOnFailure, func() {
+		BeforeAll(func(ctx SpecContext) {
+			env, err := newEnv(s.cfg)
+			if err != nil {
+				Fail("harness: " + err.Error())
+			}
+			s.env = env
+			dctx, cancel := context.WithTimeout(ctx, s.cfg.specTimeout())
+			defer cancel()
+			c, _, err := env.Open(dctx, "worker")
+			if err != nil {
+				s.discovery = err
+				return
+			}
+			env.Manifest = c.Manifest()
+			_ = c.Close(5 * time.Second)
+		}, NodeTimeout(s.cfg.specTimeout()+10*time.Second))
+		AfterAll(func() {
+			if s.env != nil {
+				s.env.close()
+			}
+		})
+		for _, area := range areas {
+			area.register(s)
+		}
+	})
+}
+
+func (s *suite) name() string {
+	if s.cfg.Name != "" {
+		return s.cfg.Name
+	}
+	if len(s.cfg.Spawn) > 0 {
+		return "engine " + strings.Join(s.cfg.Spawn, " ")
+	}
+	return "engine at " + s.cfg.Connect
+}
+
+// area is one spec file's registration.
+type area struct {
+	name     string
+	register func(s *suite)
+}
+
+// areas lists the spec areas in run order; each *_specs.go file adds its
+// own. The run-wide checks (global_specs.go) come last.
+var areas = []area{
+	{"handshake and lifecycle", lifecycleSpecs},
+	{"wire and framing", wireSpecs},
+	{"run-wide checks", globalSpecs},
+}
+
+// labelFilter builds the ginkgo label filter of a configuration.
+func labelFilter(cfg Config) string {
+	var parts []string
+	if cfg.profile() == ProfileCore {
+		parts = append(parts, "!fixture")
+	}
+	if len(cfg.Only) > 0 {
+		parts = append(parts, "("+strings.Join(quoteLabels(cfg.Only), " || ")+")")
+	}
+	if len(cfg.Skip) > 0 {
+		parts = append(parts, "!("+strings.Join(quoteLabels(cfg.Skip), " || ")+")")
+	}
+	return strings.Join(parts, " && ")
+}
+
+func quoteLabels(ls []string) []string {
+	out := append([]string(nil), ls...)
+	sort.Strings(out)
+	return out
+}
+
+func failf(format string, args ...any) { Fail(fmt.Sprintf(format, args...), 1) }
