@@ -25,13 +25,13 @@ import (
 // fixture server, and the run-wide records of frames, server messages and
 // violations that the global checks read.
 type Env struct {
-	cfg       Config
-	tr        transport.Transport
-	Transport string // "spawn" or "socket"
-	Manifest  wire.Manifest
-	Schemas   *schema.Set
-	Artifacts string // a directory for attempts' artifacts
-	cwd       string // the working directory of spawned servers
+	cfg        Config
+	tr         transport.Transport
+	Transport  string // "spawn" or "socket"
+	Manifest   wire.Manifest
+	Schemas    *schema.Set
+	Artifacts  string // a directory for attempts' artifacts
+	cwd        string // the working directory of spawned servers
 	FixtureURL string // base URL of the suite's fixture server
 
 	mu         sync.Mutex
