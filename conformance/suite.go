@@ -139,6 +139,19 @@ type area struct {
 var areas = []area{
 	{"handshake and lifecycle", lifecycleSpecs},
 	{"wire and framing", wireSpecs},
+	{"manifest", manifestSpecs},
+	{"observe", observeSpecs},
+	{"locate", locateSpecs},
+	{"perform", performSpecs},
+	{"performAt", pointerSpecs},
+	{"keyboard", keyboardSpecs},
+	{"state", stateSpecs},
+	{"artifacts", artifactSpecs},
+	{"session", sessionSpecs},
+	{"signals and abort", signalSpecs},
+	{"transports", transportSpecs},
+	{"errors", errorSpecs},
+	{"server-to-client messages", messageSpecs},
 	{"run-wide checks", globalSpecs},
 }
 

@@ -1,0 +1,4 @@
+package conformance
+
+// artifactSpecs registers the ART specs (catalog ART).
+func artifactSpecs(s *suite) {}
