@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -92,3 +93,49 @@ func within(ctx context.Context, d time.Duration) (context.Context, context.Canc
 }
 
 var _ = By
+
+// stage opens the fixture screen at path (a path on the suite's fixture
+// server, e.g. "/counter") inside the attempt op of c, and returns the
+// first observation that shows marker (a node whose name or text contains
+// it). An engine that cannot stage the screen — no session/open or
+// engine/observe, an open that fails, no marker within 5 s — skips the
+// spec as not verified: fixture requirements are never passed by default.
+func (e *Env) stage(ctx context.Context, c *client.Conn, op client.Op, path, marker string) *wire.EngineSnapshot {
+	if !e.Manifest.Lists(wire.MethodOpen) || !e.Manifest.Lists(wire.MethodObserve) {
+		Skip(notVerified + "the suite stages fixture screens with session/open and reads them with engine/observe, and the engine lacks one of them")
+	}
+	url := e.FixtureURL + path
+	if err := c.Open(ctx, op, url); err != nil {
+		Skip(notVerified + fmt.Sprintf("session/open of the fixture screen %s failed: %v", url, err))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		snap, err := c.Observe(ctx, op, nil)
+		Expect(err).NotTo(HaveOccurred(), "engine/observe of the fixture screen %s", path)
+		if findText(&snap.Root, marker) != nil {
+			return snap
+		}
+		if time.Now().After(deadline) {
+			Skip(notVerified + fmt.Sprintf("the fixture screen %s did not show its marker %q within 5 s", path, marker))
+		}
+		select {
+		case <-ctx.Done():
+			Skip(notVerified + "the spec's budget ran out while staging " + path)
+		case <-time.After(100 * time.Millisecond): // polling an observation, the harness's own way
+		}
+	}
+}
+
+// findText returns the first node (document order) whose name or text
+// contains s.
+func findText(root *wire.SemanticNode, s string) *wire.SemanticNode {
+	var found *wire.SemanticNode
+	root.Walk(func(n *wire.SemanticNode) bool {
+		if (n.Name != nil && strings.Contains(*n.Name, s)) || (n.Text != nil && strings.Contains(*n.Text, s)) {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
