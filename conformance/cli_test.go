@@ -1,0 +1,175 @@
+package conformance_test
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/e2e-conform/toolkit/conformance"
+)
+
+// The suite drives ginkgo, which runs once per process: these tests run the
+// e2e-conform binary against engine binaries, all built once per test run.
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+func bins(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "e2e-conform-test-bin-*")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "../cmd/e2e-conform", "../fixtures/example/cmd/example-engine")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building the binaries: %v", buildErr)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// conform runs e2e-conform with args and returns its exit code and JSON
+// report.
+func conform(t *testing.T, args ...string) (int, conformance.Result, string) {
+	t.Helper()
+	dir := bins(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(filepath.Join(dir, "e2e-conform"), append(args, "--json", report)...)
+	out, _ := cmd.CombinedOutput()
+	code := cmd.ProcessState.ExitCode()
+	var res conformance.Result
+	if data, err := os.ReadFile(report); err == nil {
+		if err := json.Unmarshal(data, &res); err != nil {
+			t.Fatalf("report: %v", err)
+		}
+	}
+	return code, res, string(out)
+}
+
+func statuses(res conformance.Result) map[string]conformance.Status {
+	out := map[string]conformance.Status{}
+	for _, r := range res.Requirements {
+		out[r.ID] = r.Status
+	}
+	return out
+}
+
+func TestExampleEngineIsConformantOverSpawnAndConnect(t *testing.T) {
+	dir := bins(t)
+	code, spawned, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"))
+	if code != conformance.ExitConformant {
+		t.Fatalf("spawn: exit %d\n%s", code, out)
+	}
+	if spawned.Counts[conformance.Passed] == 0 {
+		t.Fatal("nothing passed")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := exec.Command(filepath.Join(dir, "example-engine"), "--listen", addr)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	waitListening(t, addr)
+	code, connected, out := conform(t, "--connect", addr)
+	if code != conformance.ExitConformant {
+		t.Fatalf("connect: exit %d\n%s", code, out)
+	}
+	// The same verdicts, but for the requirements bound to one transport.
+	a, b := statuses(spawned), statuses(connected)
+	for id, st := range a {
+		if strings.HasPrefix(id, "TRN-") || id == "LIFE-007" || id == "LIFE-008" || id == "LIFE-009" || id == "SIG-011" || id == "MAN-004" {
+			continue
+		}
+		if b[id] != st {
+			t.Errorf("%s: %s over spawn, %s over connect", id, st, b[id])
+		}
+	}
+}
+
+func waitListening(t *testing.T, addr string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // polling a port the child opens
+	}
+	t.Fatalf("nothing listens on %s", addr)
+}
+
+func TestZeroSpecSelectionIsIncomplete(t *testing.T) {
+	dir := bins(t)
+	code, res, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"), "--only", "NO-SUCH-LABEL")
+	if code != conformance.ExitIncomplete || res.Verdict != "incomplete" {
+		t.Fatalf("exit %d, verdict %q\n%s", code, res.Verdict, out)
+	}
+}
+
+func TestHangingEngineYieldsAFinishedReport(t *testing.T) {
+	// sleep never answers initialize.
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatalf("sleep: %v", err)
+	}
+	start := time.Now()
+	code, res, out := conform(t, "--spawn", sleep+" 600", "--timeout", "2s")
+	if code != conformance.ExitNonConformant {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if statuses(res)["LIFE-001"] != conformance.Failed {
+		t.Fatalf("LIFE-001 is %s", statuses(res)["LIFE-001"])
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the run took %s", d)
+	}
+}
+
+func TestEchoingEngineFails(t *testing.T) {
+	// cat echoes every request back: never a valid answer.
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat: %v", err)
+	}
+	code, _, out := conform(t, "--spawn", cat, "--timeout", "3s")
+	if code != conformance.ExitNonConformant {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"--spawn", "x", "--connect", "h:1"}, {"--profile", "nope", "--spawn", "x"}, {"--bogus"}} {
+		code, _, out := conform(t, args...)
+		if code != conformance.ExitUsage {
+			t.Errorf("%q: exit %d\n%s", args, code, out)
+		}
+	}
+}
