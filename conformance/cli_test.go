@@ -173,3 +173,4 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+

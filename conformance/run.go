@@ -52,7 +52,7 @@ func Run(cfg Config) (*Result, error) {
 	rc.Succinct = true
 	rc.NoColor = true
 	rc.SilenceSkips = true
-	RunSpecs(&failRecorder{}, "e2e-conform", sc, rc)
+	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
 	var harness error
 	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType == types.NodeTypeBeforeAll && sr.Failed() {
@@ -124,7 +124,7 @@ func List(cfg Config) ([]Listing, error) {
 	sc.LabelFilter = labelFilter(cfg)
 	sc.OutputInterceptorMode = "none"
 	rc.Succinct, rc.NoColor, rc.SilenceSkips = true, true, true
-	RunSpecs(&failRecorder{}, "e2e-conform", sc, rc)
+	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
 	var out []Listing
 	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStateSkipped {

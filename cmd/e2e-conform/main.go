@@ -59,15 +59,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
 	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
+	args = bareJSON(args)
 	if err := fs.Parse(args); err != nil {
 		return conformance.ExitUsage
 	}
-	if *list && *jsonPath == "" {
-		for _, a := range args {
-			if a == "--json" || a == "-json" {
-				listJSON = true
-			}
-		}
+	if *jsonPath == "-" {
+		listJSON, *jsonPath = true, ""
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "e2e-conform: unexpected arguments %q\n", fs.Args())
@@ -90,7 +87,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.Verbose = stderr
 	}
 	if *list {
-		return doList(cfg, *jsonPath != "" || listJSON, stdout, stderr)
+		return doList(cfg, listJSON, stdout, stderr)
+	}
+	if listJSON {
+		fmt.Fprintln(stderr, "e2e-conform: --json needs a path (a bare --json only goes with --list)")
+		return conformance.ExitUsage
 	}
 	cfg.Out = stdout
 	res, err := conformance.Run(cfg)
@@ -114,6 +115,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return res.ExitCode
+}
+
+// bareJSON lets --json stand alone with --list ("--list --json" prints the
+// list as JSON): a --json not followed by a value becomes --json=-.
+func bareJSON(args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--json" || a == "-json" {
+			if i+1 == len(out) || strings.HasPrefix(out[i+1], "-") {
+				out[i] = "--json=-"
+			}
+		}
+	}
+	return out
 }
 
 func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {

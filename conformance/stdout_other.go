@@ -1,0 +1,5 @@
+//go:build !unix
+
+package conformance
+
+func ginkgoToStderr(fn func()) { fn() }
