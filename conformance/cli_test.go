@@ -173,4 +173,3 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
-
