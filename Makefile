@@ -48,11 +48,13 @@ test: vet unit fuzz-smoke
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
 
-# conform: until the conformance suite lands, builds everything and runs the
-# example engine through the client smoke check, writing out/smoke.txt.
+# conform: builds everything and runs the conformance suite against the
+# example engine (the reference web engine replaces it when it lands),
+# writing out/report.json, out/junit.xml and out/summary.txt.
 conform: build
 	@mkdir -p out
-	$(BIN)/engine-smoke --spawn "$(BIN)/example-engine" | tee out/smoke.txt; exit $${PIPESTATUS[0]}
+	$(BIN)/engine-smoke --spawn "$(BIN)/example-engine" > out/smoke.txt
+	$(BIN)/e2e-conform --spawn "$(BIN)/example-engine" --json out/report.json --junit out/junit.xml | tee out/summary.txt; exit $${PIPESTATUS[0]}
 
 clean:
 	rm -rf $(BIN) out

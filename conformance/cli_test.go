@@ -80,9 +80,7 @@ func statuses(res conformance.Result) map[string]conformance.Status {
 func TestExampleEngineIsConformantOverSpawnAndConnect(t *testing.T) {
 	dir := bins(t)
 	code, spawned, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"))
-	if code != conformance.ExitConformant {
-		t.Fatalf("spawn: exit %d\n%s", code, out)
-	}
+	healthy(t, "spawn", code, spawned, out)
 	if spawned.Counts[conformance.Passed] == 0 {
 		t.Fatal("nothing passed")
 	}
@@ -99,9 +97,7 @@ func TestExampleEngineIsConformantOverSpawnAndConnect(t *testing.T) {
 	defer func() { srv.Process.Kill(); srv.Wait() }()
 	waitListening(t, addr)
 	code, connected, out := conform(t, "--connect", addr)
-	if code != conformance.ExitConformant {
-		t.Fatalf("connect: exit %d\n%s", code, out)
-	}
+	healthy(t, "connect", code, connected, out)
 	// The same verdicts, but for the requirements bound to one transport.
 	a, b := statuses(spawned), statuses(connected)
 	for id, st := range a {
@@ -111,6 +107,20 @@ func TestExampleEngineIsConformantOverSpawnAndConnect(t *testing.T) {
 		if b[id] != st {
 			t.Errorf("%s: %s over spawn, %s over connect", id, st, b[id])
 		}
+	}
+}
+
+// healthy checks the verdict on a healthy engine: nothing failed, and the
+// run is conformant, or incomplete only because requirements are not
+// verified yet (the suite does not cover the whole catalog yet; this turns
+// into "conformant" when it does).
+func healthy(t *testing.T, how string, code int, res conformance.Result, out string) {
+	t.Helper()
+	if res.Counts[conformance.Failed] != 0 || res.Counts[conformance.Passed] == 0 {
+		t.Fatalf("%s: %d failed, %d passed\n%s", how, res.Counts[conformance.Failed], res.Counts[conformance.Passed], out)
+	}
+	if code != conformance.ExitConformant && !(code == conformance.ExitIncomplete && strings.Contains(res.Reason, "not verified")) {
+		t.Fatalf("%s: exit %d (%s)\n%s", how, code, res.Reason, out)
 	}
 }
 

@@ -186,8 +186,8 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		if rr.Status == Failed && r.Level == catalog.Must {
 			mustFailed++
 		}
-		if rr.Status == NotVerified && r.Level == catalog.Must && (r.Fixture == false || cfg.profile() == ProfileFull) {
-			mustUnverified++
+		if rr.Status == NotVerified && r.Level == catalog.Must && (!r.Fixture || cfg.profile() == ProfileFull) {
+			mustUnverified++ // in the profile's scope, applicable, and not checked
 		}
 		res.Counts[rr.Status]++
 		res.Requirements = append(res.Requirements, rr)
@@ -200,9 +200,9 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 	case mustFailed > 0:
 		res.Verdict, res.ExitCode = "non-conformant", ExitNonConformant
 		res.Reason = fmt.Sprintf("%d MUST requirement(s) failed", mustFailed)
-	case mustUnverified > 0 && cfg.profile() == ProfileFull:
+	case mustUnverified > 0:
 		res.Verdict, res.ExitCode = "incomplete", ExitIncomplete
-		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) not verified", mustUnverified)
+		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, cfg.profile())
 	default:
 		res.Verdict, res.ExitCode = "conformant", ExitConformant
 	}
