@@ -90,3 +90,34 @@ type DisposeParams struct {
 	TimeoutMs   float64    `json:"timeoutMs"`
 	ReuseSignal *SignalRef `json:"reuseSignal,omitempty"`
 }
+
+func emptyIfNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// MarshalJSON writes a nil env as {} (env is required, never null).
+func (p PrepareParams) MarshalJSON() ([]byte, error) {
+	type plain PrepareParams
+	q := plain(p)
+	q.Env = emptyIfNil(q.Env)
+	return json.Marshal(q)
+}
+
+// MarshalJSON writes a nil env as {} (env is required, never null).
+func (p FinishParams) MarshalJSON() ([]byte, error) {
+	type plain FinishParams
+	q := plain(p)
+	q.Env = emptyIfNil(q.Env)
+	return json.Marshal(q)
+}
+
+// MarshalJSON writes a nil env as {} (env is required, never null).
+func (p InitParams) MarshalJSON() ([]byte, error) {
+	type plain InitParams
+	q := plain(p)
+	q.Env = emptyIfNil(q.Env)
+	return json.Marshal(q)
+}

@@ -133,6 +133,7 @@ func TestOptionalMembersNeverNull(t *testing.T) {
 		DisposeParams{},
 		EngineState{Format: "f", Data: json.RawMessage(`null`)},
 		ResolveSecretParams{AttemptID: "a", Name: "n"},
+		InitParams{}, PrepareParams{}, FinishParams{},
 	}
 	for _, v := range values {
 		b, err := json.Marshal(v)
