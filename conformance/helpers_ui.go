@@ -1,0 +1,599 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Helpers of the engine-agnostic UI specs (observe, locate, keyboard,
+// state, artifacts, session). Those specs read results byte for byte —
+// whether a member is present, whether a result is exactly null, which
+// error code and data came back — so most of them drive a raw connection
+// with an attempt started on it (rawAttempt) rather than the client
+// library, which decodes, validates and classifies before a spec could
+// look.
+
+// rawAttempt is a raw connection, initialized, with lifecycle/init and
+// lifecycle/startAttempt (those listed) done: the raw counterpart of
+// e.inAttempt.
+type rawAttempt struct {
+	*Raw
+	e  *Env
+	Op client.Op
+	// Dir is the attempt's artifactsDir (created by the suite, under
+	// e.Artifacts).
+	Dir string
+	// Started is when the startAttempt request was about to be written
+	// (the lower bound of the attempt's window, ART-004).
+	Started time.Time
+	next    int
+}
+
+// rawAttempt opens a raw connection and starts an attempt on it, ending
+// the attempt (when listed) and closing the connection when the spec ends.
+func (e *Env) rawAttempt(ctx context.Context) *rawAttempt {
+	r := e.initialized(ctx)
+	a := &rawAttempt{Raw: r, e: e}
+	run := e.nextID("run")
+	if e.Manifest.Lists(wire.MethodInit) {
+		env := e.cfg.Env
+		if env == nil {
+			env = map[string]string{}
+		}
+		id := a.id()
+		p, err := json.Marshal(wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
+			Env: env, WorkerSlot: 0, Signal: wire.SignalRef{ID: wire.IntSignalID(int64(id))}})
+		Expect(err).NotTo(HaveOccurred())
+		f, err := r.Call(ctx, fmt.Sprint(id), wire.MethodInit, string(p))
+		Expect(err).NotTo(HaveOccurred(), "lifecycle/init")
+		expectResult(f, "lifecycle/init")
+	}
+	attempt := e.nextID("attempt")
+	dir, err := os.MkdirTemp(e.Artifacts, attempt+"-")
+	Expect(err).NotTo(HaveOccurred(), "creating the attempt's artifacts directory")
+	a.Dir = dir
+	a.Op = client.Op{RunID: run, AttemptID: attempt}
+	a.Started = time.Now()
+	if e.Manifest.Lists(wire.MethodStartAttempt) {
+		id := a.id()
+		p, err := json.Marshal(wire.StartAttemptParams{AttemptID: attempt, ArtifactsDir: dir, Signal: wire.SignalRef{ID: wire.IntSignalID(int64(id))}})
+		Expect(err).NotTo(HaveOccurred())
+		f, err := r.Call(ctx, fmt.Sprint(id), wire.MethodStartAttempt, string(p))
+		Expect(err).NotTo(HaveOccurred(), "lifecycle/startAttempt")
+		expectResult(f, "lifecycle/startAttempt")
+	}
+	if e.Manifest.Lists(wire.MethodEndAttempt) {
+		DeferCleanup(func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			id := a.id()
+			_, _ = r.Call(cctx, fmt.Sprint(id), wire.MethodEndAttempt, fmt.Sprintf(`{"signal":{"id":%d},"timeoutMs":5000}`, id))
+		})
+	}
+	return a
+}
+
+// id returns the next request id of the connection, also used as the id of
+// the request's signal (never reused on the connection).
+func (a *rawAttempt) id() int {
+	a.next++
+	return a.next
+}
+
+// call sends an operation method whose params are the members given (a
+// JSON object's members without braces, "" for none) plus the attempt's
+// operation, and returns the response.
+func (a *rawAttempt) call(ctx context.Context, method, members string) *Frame {
+	return a.callWithin(ctx, method, members, 30000)
+}
+
+// callWithin is call with operation.timeoutMs given.
+func (a *rawAttempt) callWithin(ctx context.Context, method, members string, timeoutMs int) *Frame {
+	id := fmt.Sprint(a.id())
+	op := fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d,"runId":%q,"attemptId":%q,"origin":"test"}`, id, timeoutMs, a.Op.RunID, a.Op.AttemptID)
+	params := `{"operation":` + op + `}`
+	if members != "" {
+		params = `{` + members + `,"operation":` + op + `}`
+	}
+	f, err := a.Call(ctx, id, method, params)
+	Expect(err).NotTo(HaveOccurred(), "%s: no response", method)
+	return f
+}
+
+// resultObject decodes the result of f, which must be a result holding a JSON
+// object, into its members.
+func resultObject(f *Frame, what string) map[string]json.RawMessage {
+	raw := expectResult(f, what)
+	var m map[string]json.RawMessage
+	Expect(json.Unmarshal(raw, &m)).To(Succeed(), "%s: want a JSON object, got %s", what, clip(string(raw)))
+	Expect(m).NotTo(BeNil(), "%s: want a JSON object, got %s", what, clip(string(raw)))
+	return m
+}
+
+// observe sends engine/observe with options (a JSON object, "" for none)
+// and returns the snapshot's members.
+func (a *rawAttempt) observe(ctx context.Context, options string) map[string]json.RawMessage {
+	members := ""
+	if options != "" {
+		members = `"options":` + options
+	}
+	return resultObject(a.call(ctx, wire.MethodObserve, members), "engine/observe with options "+orDefault(options, "absent"))
+}
+
+// expectNull checks that f is a successful response whose result is null.
+func expectNull(f *Frame, what string) {
+	raw := strings.TrimSpace(string(expectResult(f, what)))
+	Expect(raw).To(Equal("null"), "%s: want the result null, got %s", what, clip(raw))
+}
+
+// openFixtureRoot opens the fixture server's root page when the engine
+// lists session/open, so that a web engine observes a document rather than
+// its blank start page. Its outcome is SESS-001's concern, not the calling
+// spec's: a failure is ignored.
+func (a *rawAttempt) openFixtureRoot(ctx context.Context) {
+	if a.e.Manifest.Lists(wire.MethodOpen) {
+		a.call(ctx, wire.MethodOpen, fmt.Sprintf(`"url":%q`, a.e.FixtureURL+"/"))
+	}
+}
+
+// rawRootID returns root.ref.id of a snapshot ("" when unreadable).
+func rawRootID(snap map[string]json.RawMessage) string {
+	var s struct {
+		Root struct {
+			Ref struct {
+				ID string `json:"id"`
+			} `json:"ref"`
+		} `json:"root"`
+	}
+	b, _ := json.Marshal(snap)
+	_ = json.Unmarshal(b, &s)
+	return s.Root.Ref.ID
+}
+
+// memberNames returns the sorted member names of a JSON object ("" for a value
+// that is not an object).
+func memberNames(raw json.RawMessage) []string {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rawNodeIDs returns every ref.id of a raw node tree, in document order.
+func rawNodeIDs(raw json.RawMessage) []string {
+	var n struct {
+		Ref struct {
+			ID string `json:"id"`
+		} `json:"ref"`
+		Children []json.RawMessage `json:"children"`
+	}
+	if json.Unmarshal(raw, &n) != nil {
+		return nil
+	}
+	out := []string{n.Ref.ID}
+	for _, c := range n.Children {
+		out = append(out, rawNodeIDs(c)...)
+	}
+	return out
+}
+
+// utf16Len counts UTF-16 code units, the unit of the field limits (D45).
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// snapshotProblems checks a raw engine/observe result against §5.4 and
+// §5.5 and returns what is wrong (OBS-001): the snapshot's own members,
+// then every node.
+func snapshotProblems(snap map[string]json.RawMessage) []string {
+	var p []string
+	bad := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	for k, v := range snap {
+		if string(v) == "null" {
+			switch k {
+			case "location", "root", "viewport", "truncated", "treeUnavailable", "pixels", "maskedRegionCount":
+				bad("/%s is null (an absent member is left out, D11)", k)
+			}
+		}
+	}
+	root, ok := snap["root"]
+	if !ok {
+		bad("no root")
+	} else {
+		nodeProblems(root, "/root", &p)
+	}
+	var vp map[string]json.RawMessage
+	if v, ok := snap["viewport"]; !ok || json.Unmarshal(v, &vp) != nil || vp == nil {
+		bad("/viewport is missing or not an object")
+	} else {
+		for _, k := range []string{"width", "height"} {
+			var f float64
+			if json.Unmarshal(vp[k], &f) != nil || !(f > 0) {
+				bad("/viewport/%s is %s, want a number > 0", k, orDefault(string(vp[k]), "absent"))
+			}
+		}
+	}
+	if v, ok := snap["location"]; ok && !isJSONString(v) {
+		bad("/location is %s, want a string", clip(string(v)))
+	}
+	if v, ok := snap["truncated"]; ok && !isJSONBool(v) {
+		bad("/truncated is %s, want a boolean", clip(string(v)))
+	}
+	if v, ok := snap["treeUnavailable"]; ok && string(v) != "true" {
+		bad("/treeUnavailable is %s, want the literal true", clip(string(v)))
+	}
+	if v, ok := snap["maskedRegionCount"]; ok {
+		if n, isInt := wire.ParseInteger(v); !isInt || n < 0 {
+			bad("/maskedRegionCount is %s, want an integer >= 0", clip(string(v)))
+		}
+	}
+	return p
+}
+
+var nodeMembers = map[string]bool{"ref": true, "role": true, "name": true, "text": true, "value": true, "selection": true,
+	"testId": true, "inputPurpose": true, "states": true, "level": true, "attributes": true, "rect": true, "selector": true,
+	"framePath": true, "children": true}
+
+var nodeStateKeys = map[string]bool{"checked": true, "disabled": true, "selected": true, "expanded": true,
+	"pressed": true, "focused": true, "hidden": true, "secure": true}
+
+// nodeProblems checks one raw SemanticNode and its children (§5.5).
+func nodeProblems(raw json.RawMessage, at string, p *[]string) {
+	bad := func(format string, args ...any) { *p = append(*p, at+": "+fmt.Sprintf(format, args...)) }
+	var n map[string]json.RawMessage
+	if json.Unmarshal(raw, &n) != nil || n == nil {
+		bad("a node is %s, want an object", clip(string(raw)))
+		return
+	}
+	for k, v := range n {
+		if string(v) == "null" && nodeMembers[k] {
+			bad("member %s is null (an absent member is left out, D11)", k)
+		}
+	}
+	var ref map[string]json.RawMessage
+	if json.Unmarshal(n["ref"], &ref) != nil || ref == nil {
+		bad("ref is %s, want {id, revision}", orDefault(clip(string(n["ref"])), "absent"))
+	} else {
+		var id string
+		if json.Unmarshal(ref["id"], &id) != nil || id == "" {
+			bad("ref.id is %s, want a non-empty string", orDefault(clip(string(ref["id"])), "absent"))
+		}
+		if !isJSONString(ref["revision"]) {
+			bad("ref.revision is %s, want a string (engines send \"\")", orDefault(clip(string(ref["revision"])), "absent"))
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		limit int
+	}{{"role", 0}, {"name", 256}, {"text", 512}, {"value", 512}, {"selection", 512}, {"testId", 0}, {"selector", 0}} {
+		v, ok := n[f.name]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			bad("%s is %s, want a string", f.name, clip(string(v)))
+			continue
+		}
+		if f.limit > 0 && utf16Len(s) > f.limit {
+			bad("%s has %d UTF-16 code units, more than its limit %d", f.name, utf16Len(s), f.limit)
+		}
+	}
+	if v, ok := n["inputPurpose"]; ok {
+		var s string
+		_ = json.Unmarshal(v, &s)
+		switch s {
+		case "username", "password", "one-time-code", "generic-secret", "none":
+		default:
+			bad("inputPurpose is %s, not one of username, password, one-time-code, generic-secret, none", clip(string(v)))
+		}
+	}
+	secure := false
+	if v, ok := n["states"]; ok {
+		var st map[string]json.RawMessage
+		if json.Unmarshal(v, &st) != nil || st == nil {
+			bad("states is %s, want an object", clip(string(v)))
+		}
+		for k, b := range st {
+			if !nodeStateKeys[k] {
+				bad("states holds %q, which is not one of the eight state keys", k)
+			}
+			if !isJSONBool(b) {
+				bad("states.%s is %s, want a boolean", k, clip(string(b)))
+			}
+		}
+		secure = string(st["secure"]) == "true"
+	}
+	if secure {
+		for _, k := range []string{"value", "selection"} {
+			if _, ok := n[k]; ok {
+				bad("a node with states.secure: true carries %s", k)
+			}
+		}
+	}
+	if v, ok := n["level"]; ok {
+		if l, isInt := wire.ParseInteger(v); !isInt || l < 1 {
+			bad("level is %s, want an integer >= 1", clip(string(v)))
+		}
+	}
+	if v, ok := n["attributes"]; ok {
+		var m map[string]string
+		if json.Unmarshal(v, &m) != nil || m == nil || hasNullMember(v) {
+			bad("attributes is %s, want an object of strings", clip(string(v)))
+		}
+	}
+	if v, ok := n["rect"]; ok {
+		var r map[string]json.RawMessage
+		if json.Unmarshal(v, &r) != nil || r == nil {
+			bad("rect is %s, want {x, y, width, height}", clip(string(v)))
+		} else {
+			for _, k := range []string{"x", "y", "width", "height"} {
+				var f float64
+				if json.Unmarshal(r[k], &f) != nil || string(r[k]) == "null" {
+					bad("rect.%s is %s, want a number", k, orDefault(clip(string(r[k])), "absent"))
+				} else if (k == "width" || k == "height") && f < 0 {
+					bad("rect.%s is %v, want >= 0", k, f)
+				}
+			}
+		}
+	}
+	if v, ok := n["framePath"]; ok {
+		var l []json.RawMessage
+		if json.Unmarshal(v, &l) != nil || l == nil {
+			bad("framePath is %s, want an array of strings", clip(string(v)))
+		}
+		for _, s := range l {
+			if !isJSONString(s) {
+				bad("framePath holds %s, want strings", clip(string(s)))
+			}
+		}
+	}
+	if v, ok := n["children"]; ok {
+		var cs []json.RawMessage
+		if json.Unmarshal(v, &cs) != nil || cs == nil {
+			bad("children is %s, want an array of nodes", clip(string(v)))
+			return
+		}
+		for i, c := range cs {
+			nodeProblems(c, fmt.Sprintf("%s/children/%d", at, i), p)
+		}
+	}
+}
+
+func hasNullMember(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	for _, v := range m {
+		if string(v) == "null" {
+			return true
+		}
+	}
+	return false
+}
+
+func isJSONString(v json.RawMessage) bool { return len(v) > 0 && v[0] == '"' }
+func isJSONBool(v json.RawMessage) bool   { s := string(v); return s == "true" || s == "false" }
+
+// paddedBase64 is the padded standard alphabet, no whitespace (D33).
+var paddedBase64 = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`)
+
+// decodePNG decodes s, padded standard base64 of a PNG, and returns the
+// image's dimensions.
+func decodePNG(s string) (width, height int, err error) {
+	if s == "" || !paddedBase64.MatchString(s) {
+		return 0, 0, fmt.Errorf("not padded standard base64 (%q)", clip(s))
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return 0, 0, fmt.Errorf("not padded standard base64: %v", err)
+	}
+	return pngSize(b)
+}
+
+// pngSize decodes a whole PNG.
+func pngSize(b []byte) (int, int, error) {
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return 0, 0, fmt.Errorf("not a PNG: %v", err)
+	}
+	r := img.Bounds()
+	return r.Dx(), r.Dy(), nil
+}
+
+// sharesHost reports whether the suite shares the server's file system and
+// clock: it spawned the server, or reaches it on a loopback address. A
+// server reached on another address may run elsewhere; ART-002, ART-004
+// and STATE-001 check files and times only when this holds (their
+// statements say so for files and times; a loopback server in another
+// mount namespace would be misjudged, and is not a setup the suite
+// supports).
+func (e *Env) sharesHost() (bool, string) {
+	if e.Transport == "spawn" {
+		return true, ""
+	}
+	host, _, err := net.SplitHostPort(e.cfg.Connect)
+	if err == nil {
+		if host == "localhost" {
+			return true, ""
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			return true, ""
+		}
+	}
+	return false, "the suite reaches the server at " + e.cfg.Connect + ", not on a loopback address, so it does not share its file system and clock"
+}
+
+// artifactPathProblem checks a path an engine returned (D44): relative to
+// artifactsDir, "/" as separator, no ".." segment. It returns "" when the
+// path is well formed.
+func artifactPathProblem(p string) string {
+	switch {
+	case p == "":
+		return "the path is empty"
+	case strings.HasPrefix(p, "/"):
+		return fmt.Sprintf("%q is absolute", p)
+	case strings.Contains(p, `\`):
+		return fmt.Sprintf("%q uses a backslash; the separator is /", p)
+	case len(p) >= 2 && p[1] == ':':
+		return fmt.Sprintf("%q starts with a drive letter: it is absolute", p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return fmt.Sprintf("%q has a .. segment", p)
+		}
+	}
+	return ""
+}
+
+// underDir resolves a well-formed relative path under dir.
+func underDir(dir, p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
+
+// rfc3339 matches an RFC 3339 date-time (section 5.6), the form of
+// expiresAt and startedAt (D51).
+var rfc3339 = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$`)
+
+// parseRFC3339 parses an RFC 3339 time, lower-case t and z included.
+func parseRFC3339(s string) (time.Time, error) {
+	if !rfc3339.MatchString(s) {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date-time", s)
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date-time: %v", s, err)
+	}
+	return t, nil
+}
+
+// closedLoopbackURL returns an http URL on a loopback port nothing listens
+// on: one the suite bound and released.
+func closedLoopbackURL() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred(), "finding a free loopback port")
+	addr := l.Addr().String()
+	Expect(l.Close()).To(Succeed())
+	return (&url.URL{Scheme: "http", Host: addr, Path: "/"}).String()
+}
+
+// isInvalidKeyAnswer reports whether f answers a key outside the grammar
+// as KEY-005 allows: -32602, or -32000 engine UNSUPPORTED_CAPABILITY.
+func isInvalidKeyAnswer(f *Frame) (bool, string) {
+	eo := f.Error()
+	if eo == nil {
+		return false, "the result " + clip(string(f.Result()))
+	}
+	if eo.Code == wire.CodeInvalidParams {
+		return true, ""
+	}
+	d := dataOf(eo)
+	if eo.Code == wire.CodeEngineError && d.Type == "engine" && d.Code == "UNSUPPORTED_CAPABILITY" {
+		return true, ""
+	}
+	return false, fmt.Sprintf("error %d %q with data %s", eo.Code, eo.Message, clip(string(eo.Data)))
+}
+
+// noteEntry records an observation about a spec that passed without exercising
+// all of its statement (an optional form the engine did not produce).
+func noteEntry(format string, args ...any) {
+	AddReportEntry("note", fmt.Sprintf(format, args...))
+}
+
+// firstFew keeps the first n of l, saying how many more there were.
+func firstFew(l []string, n int) []string {
+	if len(l) > n {
+		return append(l[:n:n], fmt.Sprintf("… %d more", len(l)-n))
+	}
+	return l
+}
+
+// textInputID returns the ref.id of the first node of a raw tree whose role
+// takes text (textbox, searchbox, combobox) and that is neither hidden nor
+// disabled, "" when there is none.
+func textInputID(raw json.RawMessage) string {
+	var n struct {
+		Ref struct {
+			ID string `json:"id"`
+		} `json:"ref"`
+		Role     string            `json:"role"`
+		States   map[string]bool   `json:"states"`
+		Children []json.RawMessage `json:"children"`
+	}
+	if json.Unmarshal(raw, &n) != nil {
+		return ""
+	}
+	switch n.Role {
+	case "textbox", "searchbox", "combobox":
+		if !n.States["hidden"] && !n.States["disabled"] && n.Ref.ID != "" {
+			return n.Ref.ID
+		}
+	}
+	for _, c := range n.Children {
+		if id := textInputID(c); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// screenshotResponse is one artifacts/screenshot response.
+type screenshotResponse struct {
+	what string
+	raw  json.RawMessage
+	res  map[string]json.RawMessage
+}
+
+// screenshots takes two screenshots, without and with a label, and returns
+// their results, each checked to be a JSON object.
+func (a *rawAttempt) screenshots(ctx context.Context) []screenshotResponse {
+	var out []screenshotResponse
+	for _, label := range []string{"", "conformance check"} {
+		what, members := "artifacts/screenshot without label", ""
+		if label != "" {
+			what, members = "artifacts/screenshot with label "+label, fmt.Sprintf(`"label":%q`, label)
+		}
+		f := a.call(ctx, wire.MethodScreenshot, members)
+		res := resultObject(f, what)
+		out = append(out, screenshotResponse{what: what, raw: f.Result(), res: res})
+	}
+	return out
+}
+
+// encodeMembers encodes decoded members back to JSON.
+func encodeMembers(m map[string]json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// unmarshalIfPresent decodes raw into v; absent raw leaves v as it is.
+func unmarshalIfPresent(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
