@@ -27,7 +27,7 @@ func TestAbortEndToEnd(t *testing.T) {
 		}
 	})
 	op := client.Op{RunID: "r", AttemptID: "a"}
-	slow := "http://127.0.0.1:8080/slow?delay=10000"
+	slow := appURL(t) + "/slow?delay=10000"
 	cases := []struct {
 		name  string
 		abort func(cancel context.CancelCauseFunc)
@@ -74,11 +74,12 @@ func TestAbortEndToEnd(t *testing.T) {
 func TestAbortRacingResponse(t *testing.T) {
 	c := open(t, loopbackExample(), nil)
 	op := client.Op{RunID: "r", AttemptID: "a"}
+	app := appURL(t)
 	var ok, aborted int
 	for i := 0; i < 100; i++ {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- c.Open(ctx, op, "http://127.0.0.1:8080/?delay=1") }()
+		go func() { done <- c.Open(ctx, op, app+"/?delay=1") }()
 		// Spread the abort over the call's life (a deliberate race, not
 		// synchronisation): before sending, in flight, around the answer.
 		time.Sleep(time.Duration(i%25) * 60 * time.Microsecond)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -54,6 +56,14 @@ func (c crashing) Observe(ctx context.Context, op server.Operation, opts wire.En
 	fmt.Fprintln(os.Stderr, "about to crash in observe")
 	os.Exit(7)
 	return nil, nil
+}
+
+// appURL serves an app on a loopback port for the test's lifetime: the
+// example engine dials http URLs in session/open, as a browser would.
+func appURL(t testing.TB) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // spawnSelf is a spawn transport running this test binary in mode.

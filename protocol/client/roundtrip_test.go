@@ -51,12 +51,13 @@ func TestRoundTripEveryMethod(t *testing.T) {
 			dir := t.TempDir()
 			must(wire.MethodStartAttempt, c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: dir}))
 			op := client.Op{RunID: "r1"}
-			must(wire.MethodOpen, c.Open(ctx, op, "http://127.0.0.1:8080/a"))
-			must(wire.MethodOpen, c.Open(ctx, op, "http://127.0.0.1:8080/b"))
+			app := appURL(t)
+			must(wire.MethodOpen, c.Open(ctx, op, app+"/a"))
+			must(wire.MethodOpen, c.Open(ctx, op, app+"/b"))
 			must(wire.MethodBack, c.Back(ctx, op))
 			snap, err := c.Observe(ctx, op, nil)
 			must(wire.MethodObserve, err)
-			if snap.Location != "http://127.0.0.1:8080/a" || snap.Root.Ref.ID != "root" || snap.Pixels != nil {
+			if snap.Location != app+"/a" || snap.Root.Ref.ID != "root" || snap.Pixels != nil {
 				t.Errorf("snapshot %+v", snap)
 			}
 			found, err := c.Locate(ctx, op, wire.LocatorExpression{Kind: "query", Query: &wire.SemanticQuery{Kind: "role", Value: wire.StringPattern("button", false), Name: ptr(wire.StringPattern("Increment", true))}})
