@@ -42,6 +42,9 @@ type Env struct {
 	secrets    []string // canaries and secret values never to appear
 	counter    int
 	srv        *http.Server
+	// tapModifiersPresent: the manifest has a tapModifiers member that is
+	// not true (MAN-008 applies to it).
+	tapModifiersPresent bool
 }
 
 type frameRecord struct {
@@ -246,6 +249,53 @@ func (e *Env) nextID(prefix string) string {
 	defer e.mu.Unlock()
 	e.counter++
 	return fmt.Sprintf("%s-%d", prefix, e.counter)
+}
+
+// discover reads the engine's manifest over a raw connection. The manifest
+// is decoded leniently: one that breaks its schema is still the engine's,
+// and the MAN specs report what is wrong with it; only an engine that does
+// not answer initialize with a manifest at all is unreachable.
+func (e *Env) discover(ctx context.Context) (wire.Manifest, error) {
+	var m wire.Manifest
+	r, err := e.Raw(ctx)
+	if err != nil {
+		return m, err
+	}
+	defer r.Close(5 * time.Second)
+	f, err := r.Call(ctx, "0", wire.MethodInitialize, InitializeParams(wire.RoleWorker))
+	if err != nil {
+		return m, fmt.Errorf("initialize: %w; %s", err, r.Conn().Diagnostics())
+	}
+	if eo := f.Error(); eo != nil {
+		return m, fmt.Errorf("initialize failed: %d %s", eo.Code, eo.Message)
+	}
+	var res struct {
+		Manifest json.RawMessage `json:"manifest"`
+	}
+	if err := json.Unmarshal(f.Result(), &res); err != nil || len(res.Manifest) == 0 {
+		return m, fmt.Errorf("initialize result %s has no manifest", clip(string(f.Result())))
+	}
+	var loose struct {
+		Name, Version, Platform string
+		SPIVersion              int `json:"spiVersion"`
+		Workers                 *int64
+		Methods, Actions        []string
+		PointerActions          []string `json:"pointerActions"`
+		TapModifiers            any      `json:"tapModifiers"`
+	}
+	if err := json.Unmarshal(res.Manifest, &loose); err != nil {
+		return m, fmt.Errorf("the manifest cannot be read: %v", err)
+	}
+	m = wire.Manifest{Name: loose.Name, Version: loose.Version, SPIVersion: loose.SPIVersion, Platform: loose.Platform,
+		Workers: loose.Workers, Methods: loose.Methods, Actions: loose.Actions, PointerActions: loose.PointerActions}
+	m.TapModifiers = loose.TapModifiers == true
+	if loose.TapModifiers != nil && loose.TapModifiers != true {
+		e.tapModifiersPresent = true
+	}
+	if m.Name == "" {
+		m.Name = "(unnamed engine)" // Manifest.Name marks a discovered manifest
+	}
+	return m, nil
 }
 
 // Dial opens a transport connection (no handshake).

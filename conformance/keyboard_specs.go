@@ -6,6 +6,8 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -57,5 +59,110 @@ func keyboardSpecs(s *suite) {
 				}
 			}
 			expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss with no on-screen keyboard shown")
+		})
+
+	// The fixture specs below use the keys screen (helpers_actions.go):
+	// the input is focused with the focus action, or else a click (tap,
+	// press Enter, pointer tap), and each text goes into a freshly staged,
+	// empty input. Only the ASCII text's keydowns are checked (D73): the
+	// log must hold a keydown for each of its characters in order, other
+	// lines between them allowed; an upper-case letter may be logged with
+	// Shift.
+	s.spec("keyboard/type into the focused empty input leaves its value equal to the text, accented and non-BMP characters included, and for ASCII letters and digits the keys fixture shows a keydown for each character in order",
+		[]string{"KEY-001"}, func(ctx context.Context, e *Env) {
+			a := e.actor(ctx)
+			for _, c := range []struct {
+				text     string
+				keydowns bool
+			}{
+				{"abcXYZ0189", true},
+				{"Crème brûlée à la carte", false},
+				{"non-BMP 😀 𝄞 ok", false},
+			} {
+				a.stage(ctx, fixture.Keys)
+				a.focus(ctx, fixture.KeysInput)
+				a.observe(ctx)
+				before := len(a.keyLog())
+				err := a.c.Type(ctx, a.op, c.text, false)
+				Expect(err).NotTo(HaveOccurred(), "keyboard/type %q into the focused keys input: want null, got an error", c.text)
+				a.await(ctx, func() bool { v, _ := a.value(fixture.KeysInput); return v == c.text })
+				got, ok := a.value(fixture.KeysInput)
+				Expect(ok).To(BeTrue(), "after keyboard/type %q the keys input reports no value", c.text)
+				Expect(got).To(Equal(c.text), "keyboard/type %q into the empty input: want the value %q, got %q", c.text, c.text, got)
+				if c.keydowns {
+					events := actTail(a.keyLog(), before)
+					Expect(actTypedKeydowns(c.text, events)).To(BeEmpty(), "keyboard/type %q: want a keydown for each character in order, the keys screen logged %q", c.text, events)
+				}
+			}
+		})
+
+	s.spec("keyboard/type with replace: true replaces the field's content, and with replace: false keeps it and adds the text",
+		[]string{"KEY-002"}, func(ctx context.Context, e *Env) {
+			a := e.actor(ctx)
+			a.stage(ctx, fixture.Keys)
+			a.focus(ctx, fixture.KeysInput)
+			for _, c := range []struct {
+				text    string
+				replace bool
+				want    string
+			}{
+				{"hello", false, "hello"},
+				{" world", false, "hello world"},
+				{"fresh", true, "fresh"},
+			} {
+				a.observe(ctx)
+				held, _ := a.value(fixture.KeysInput)
+				err := a.c.Type(ctx, a.op, c.text, c.replace)
+				Expect(err).NotTo(HaveOccurred(), "keyboard/type %q with replace: %v: want null, got an error", c.text, c.replace)
+				a.await(ctx, func() bool { v, _ := a.value(fixture.KeysInput); return v == c.want })
+				got, _ := a.value(fixture.KeysInput)
+				Expect(got).To(Equal(c.want), "keyboard/type %q with replace: %v into the input holding %q: want the value %q, got %q", c.text, c.replace, held, c.want, got)
+			}
+		})
+
+	// Nothing is focused when the keys screen opens (fixture contract);
+	// then the button that accepts no text is focused, when the manifest
+	// offers a way, and the type is sent again.
+	s.spec("keyboard/type with nothing focused that accepts text fails with NOT_ACTIONABLE, not retryable",
+		[]string{"KEY-003"}, func(ctx context.Context, e *Env) {
+			a := e.actor(ctx)
+			a.stage(ctx, fixture.Keys)
+			check := func(what string) {
+				err := a.c.Type(ctx, a.op, "abc", false)
+				ee := actExpectEngineError(err, what, engineerr.NotActionable)
+				Expect(ee.Retryable).To(BeFalse(), "%s: want NOT_ACTIONABLE not retryable, got retryable: true", what)
+			}
+			check("keyboard/type on the keys screen as it opens, nothing focused")
+			focused := a.can(wire.ActionFocus)
+			if focused {
+				a.focus(ctx, fixture.KeysButton)
+			} else {
+				focused = a.click(ctx, fixture.KeysButton)
+			}
+			if !focused {
+				noteEntry("the manifest offers no way to focus the keys screen's button: only the case with nothing focused was checked")
+				return
+			}
+			check("keyboard/type with the keys screen's button, which accepts no text, focused")
+		})
+
+	// actPressKeys go to the focused keys input; the input is focused again
+	// before a key whenever the newest observation shows it unfocused (a
+	// key may move the focus). Tab comes last.
+	s.spec("keyboard/press delivers each named key, a character, modifier combinations and Shift++ to the focused input as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
+		[]string{"KEY-004"}, func(ctx context.Context, e *Env) {
+			a := e.actor(ctx)
+			a.stage(ctx, fixture.Keys)
+			a.focus(ctx, fixture.KeysInput)
+			for _, key := range actPressKeys {
+				a.observe(ctx)
+				if !a.node(fixture.KeysInput).State("focused") {
+					a.focus(ctx, fixture.KeysInput)
+					a.observe(ctx)
+				}
+				before := len(a.keyLog())
+				err := a.c.Press(ctx, a.op, key)
+				a.expectKeyDelivered(ctx, key, err, before, fmt.Sprintf("keyboard/press %q with the keys input focused", key))
+			}
 		})
 }

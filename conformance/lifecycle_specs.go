@@ -256,6 +256,80 @@ func lifecycleSpecs(s *suite) {
 				Expect(c2.Finish(ctx, finish)).To(Succeed(), "finish after prepare")
 			}
 		})
+
+	// LIFE-009 applies part by part: the re-init on one connection when
+	// lifecycle/dispose is listed, the new connection over socket only.
+	s.spec("lifecycle/init gets null; after init and dispose a second init either fails INVALID_STATE or gets null with observe then working; over socket init works on a new connection after init, dispose and shutdown",
+		[]string{"LIFE-009"}, func(ctx context.Context, e *Env) {
+			observes := func(ss *session, what string) {
+				if !e.Manifest.Lists(wire.MethodObserve) {
+					return
+				}
+				ss.attempt(ctx, false)
+				id := ss.id()
+				expectResult(ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`), "engine/observe "+what)
+			}
+			s1 := e.session(ctx)
+			Expect(string(expectResult(s1.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
+			if !e.Manifest.Lists(wire.MethodDispose) {
+				return
+			}
+			s1.call(ctx, s1.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`)
+			f := s1.init(ctx)
+			got := initOutcome(f)
+			Expect(got).To(BeElementOf("null", "INVALID_STATE"), "a second lifecycle/init after dispose on one connection: want null or engine INVALID_STATE, got %s", got)
+			if got == "null" {
+				observes(s1, "after a second init on one connection")
+			}
+			if e.Transport != "socket" {
+				return
+			}
+			s2 := e.session(ctx)
+			expectResult(s2.init(ctx), "lifecycle/init")
+			s2.call(ctx, s2.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`)
+			expectResult(s2.call(ctx, s2.id(), wire.MethodShutdown, ""), "shutdown")
+			_ = s2.r.Notify(wire.MethodExit, "")
+			_ = s2.r.Close(5 * time.Second)
+			s3 := e.session(ctx)
+			Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after init, dispose and shutdown on another"))).To(Equal("null"))
+			observes(s3, "after init on a new connection")
+		})
+
+	// The catalog reports LIFE-015 not verified when no first settleAttempt
+	// fails. Besides a plain attempt, the suite sends one first
+	// settleAttempt aborted at send: an engine may fail it (CANCELLED), and
+	// the second, not aborted, must not repeat that failure.
+	s.spec("whenever the first settleAttempt of an attempt fails, the second, sent right after it, does not fail with the same code and message",
+		[]string{"LIFE-015"}, func(ctx context.Context, e *Env) {
+			failed := 0
+			for _, abortFirst := range []bool{false, true} {
+				ss := e.session(ctx)
+				ss.attempt(ctx, false)
+				if e.Manifest.Lists(wire.MethodObserve) {
+					id := ss.id()
+					ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`)
+				}
+				id := ss.id()
+				sig := `{"id":` + id + `}`
+				if abortFirst {
+					sig = `{"id":` + id + `,"aborted":true}`
+				}
+				first := ss.call(ctx, id, wire.MethodSettleAttempt, `{"signal":`+sig+`,"timeoutMs":5000}`).Error()
+				id = ss.id()
+				second := ss.call(ctx, id, wire.MethodSettleAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`).Error()
+				if first == nil {
+					continue
+				}
+				failed++
+				if second != nil {
+					Expect(second.Code == first.Code && second.Message == first.Message).To(BeFalse(),
+						"the second settleAttempt reported the first one's failure again: %d %q", second.Code, second.Message)
+				}
+			}
+			if failed == 0 {
+				skipNotVerified("no first settleAttempt failed (the suite cannot provoke a failure on this surface)")
+			}
+		})
 }
 
 func initParams(e *Env, signal string) string {

@@ -1,4 +1,296 @@
 package conformance
 
-// messageSpecs registers the S2C specs (catalog S2C).
-func messageSpecs(s *suite) {}
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Server-to-client messages: spec §6; catalog S2C (S2C-003 and S2C-004 are
+// checked on every message by the run-wide checks).
+//
+// S2C-005..008 apply once the server sent attempt/resolveSecret during the
+// run. What makes an engine ask for a secret is its own business, so these
+// specs replay the suite's secret scenario (provokeSecret) on a raw
+// connection and answer the request themselves; an engine that asks only
+// elsewhere leaves them not verified.
+func messageSpecs(s *suite) {
+	// The window opens when the suite writes startAttempt (when the
+	// manifest does not list it, where it would have written it) and closes
+	// when it reads the endAttempt response; without lifecycle/endAttempt
+	// listed it never closes, as the statement says. attempt/resolveSecret
+	// is an attempt/* message too.
+	s.spec("every attempt/* message carries the attemptId of the attempt the suite opened, after its startAttempt was written and before its endAttempt response was read",
+		[]string{"S2C-001"}, func(ctx context.Context, e *Env) {
+			var bad []string
+			for _, screens := range []bool{false, true} {
+				ss := attemptScenario(ctx, e, screens)
+				for _, m := range ss.msgs {
+					if !strings.HasPrefix(m.f.Method(), "attempt/") {
+						continue
+					}
+					var p struct {
+						AttemptID string `json:"attemptId"`
+					}
+					_ = json.Unmarshal(m.f.Msg["params"], &p)
+					switch {
+					case m.open == "":
+						bad = append(bad, fmt.Sprintf("%s for %q outside any attempt (before startAttempt was written or after the endAttempt response)", m.f.Method(), p.AttemptID))
+					case p.AttemptID != m.open:
+						bad = append(bad, fmt.Sprintf("%s for %q while attempt %q was open", m.f.Method(), p.AttemptID, m.open))
+					}
+				}
+			}
+			Expect(bad).To(BeEmpty(), "attempt/* messages outside their attempt: %s", strings.Join(bad, "; "))
+		})
+
+	s.spec("attempt/screen is sent only in attempts started with screens: true, and carries a valid EngineSnapshot",
+		[]string{"S2C-002"}, func(ctx context.Context, e *Env) {
+			var bad []string
+			for _, screens := range []bool{false, true} {
+				ss := attemptScenario(ctx, e, screens)
+				for _, m := range ss.msgs {
+					if m.f.Method() == wire.MethodScreen && m.open != "" && !m.screens {
+						bad = append(bad, "attempt/screen in an attempt started with screens: false")
+					}
+				}
+			}
+			// Validity was checked on every attempt/screen of the run.
+			bad = append(bad, e.Violations("S2C-002")...)
+			Expect(bad).To(BeEmpty(), "attempt/screen: %s", strings.Join(bad, "; "))
+		})
+
+	s.spec("the server answers attempt/deriveSecret for the derivation of its pending attempt/resolveSecret with {values: string[]}",
+		[]string{"S2C-005"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			req, trigger := provokeSecret(ctx, e, ss)
+			if req == nil {
+				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
+			}
+			derivation := req.Msg["params"]
+			var p struct {
+				Name       string          `json:"name"`
+				Derivation json.RawMessage `json:"derivation"`
+			}
+			_ = json.Unmarshal(derivation, &p)
+			if p.Derivation == nil {
+				ss.respondSecret(req)
+				Skip(notVerified + "the attempt/resolveSecret of the suite's secret scenario carries no derivation")
+			}
+			plain := "s3cr3t-canary-" + p.Name
+			e.Secret(plain)
+			pb, _ := json.Marshal(plain)
+			id := ss.id()
+			ss.write(id, wire.MethodDeriveSecret, `{"derivation":`+string(p.Derivation)+`,"plaintext":`+string(pb)+`}`)
+			rep, err := ss.await(ctx, id, 10*time.Second)
+			Expect(err).NotTo(HaveOccurred(), "attempt/deriveSecret while its attempt/resolveSecret is pending: want an answer, got none within 10 s")
+			res := expectResult(rep.f, "attempt/deriveSecret for the pending derivation")
+			Expect(e.Schemas.ValidateType("DeriveSecretResult", res)).To(Succeed(), "the attempt/deriveSecret result: want {values: string[]}, got %s", clip(string(res)))
+			var v struct {
+				Values []string `json:"values"`
+			}
+			_ = json.Unmarshal(res, &v)
+			for _, x := range v.Values {
+				e.Secret(x)
+			}
+			ss.respondSecret(req)
+			if trigger != "" {
+				_, err := ss.await(ctx, trigger, 10*time.Second)
+				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer once the secret was answered")
+			}
+		})
+
+	s.spec("an error answer (SECRET_UNAVAILABLE) to attempt/resolveSecret leaves the connection working",
+		[]string{"S2C-006"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			req, trigger := provokeSecret(ctx, e, ss)
+			if req == nil {
+				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
+			}
+			ss.hold = false
+			ss.respond(req, "", `{"code":-32000,"message":"e2e-conform declares no such secret","data":{"type":"e2e","category":"configuration","code":"SECRET_UNAVAILABLE","retryable":false}}`)
+			if trigger != "" {
+				_, err := ss.await(ctx, trigger, 10*time.Second)
+				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer after SECRET_UNAVAILABLE, got none within 10 s")
+			}
+			ss.probe(ctx, "after a SECRET_UNAVAILABLE answer")
+			if ss.open != "" && e.Manifest.Lists(wire.MethodObserve) {
+				id := ss.id()
+				expectResult(ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`), "engine/observe after a SECRET_UNAVAILABLE answer")
+			}
+		})
+
+	s.spec("while the suite delays its attempt/resolveSecret answer by 2000 ms, the server answers a request for an unknown method and honors $/abort",
+		[]string{"S2C-007"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			req, trigger := provokeSecret(ctx, e, ss)
+			if req == nil {
+				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
+			}
+			t0 := time.Now()
+			answerAt := t0.Add(2000 * time.Millisecond)
+			probe := ss.id()
+			t := ss.write(probe, probeMethod, "")
+			rep, err := ss.await(ctx, probe, time.Until(answerAt))
+			Expect(err).NotTo(HaveOccurred(), "a request for an unknown method while attempt/resolveSecret is pending: want an answer within the suite's 2000 ms delay, got none")
+			expectCode(rep.f, wire.CodeMethodNotFound, "a request for an unknown method while attempt/resolveSecret is pending")
+			By(fmt.Sprintf("the unknown method was answered after %d ms", rep.at.Sub(t).Milliseconds()))
+			if trigger != "" && !ss.answered(trigger) {
+				ss.abort(trigger, "") // every request's signal id is its request id
+				_, err := ss.await(ctx, trigger, time.Until(answerAt))
+				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret, aborted: want an answer before the suite answers the secret 2000 ms later, got none")
+			} else {
+				By("no request of the suite was pending: the abort part is not checked")
+			}
+			time.Sleep(time.Until(answerAt)) // the delay is the requirement
+			ss.hold = false
+			ss.respondSecret(req)
+			ss.probe(ctx, "after the delayed secret answer")
+		})
+
+	s.spec("attempt/deriveSecret with a derivation the server has no pending request for gets -32602",
+		[]string{"S2C-008"}, func(ctx context.Context, e *Env) {
+			plain := "s3cr3t-canary-unknown-derivation"
+			e.Secret(plain)
+			unknown := func(ss *session, derivation string, what string) {
+				f := ss.call(ctx, ss.id(), wire.MethodDeriveSecret, `{"derivation":`+derivation+`,"plaintext":"`+plain+`"}`)
+				expectCode(f, wire.CodeInvalidParams, "attempt/deriveSecret with "+what)
+			}
+			s1 := e.session(ctx)
+			s1.attempt(ctx, false)
+			unknown(s1, `{"e2e-conform":"no such derivation"}`, "a derivation the server never sent")
+			// A derivation is forgotten once its resolveSecret is answered.
+			ss := e.session(ctx)
+			req, trigger := provokeSecret(ctx, e, ss)
+			if req == nil {
+				return
+			}
+			var p struct {
+				Derivation json.RawMessage `json:"derivation"`
+			}
+			_ = json.Unmarshal(req.Msg["params"], &p)
+			ss.hold = false
+			ss.respondSecret(req)
+			if p.Derivation == nil {
+				return
+			}
+			if trigger != "" {
+				_, err := ss.await(ctx, trigger, 10*time.Second)
+				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer once the secret was answered")
+			}
+			if len(ss.held) == 0 {
+				unknown(ss, string(p.Derivation), "the derivation of an attempt/resolveSecret already answered")
+			}
+		})
+}
+
+// attemptScenario runs one attempt on a new raw connection: init,
+// startAttempt with screens, session/open of the form screen, engine/observe,
+// the secret fill of its password field, and settleAttempt (those listed),
+// endAttempt, and a
+// request for an unknown method after it, to read what the server wrote
+// after the endAttempt response.
+func attemptScenario(ctx context.Context, e *Env, screens bool) *session {
+	ss := e.session(ctx)
+	ss.attempt(ctx, screens)
+	if e.Manifest.Lists(wire.MethodOpen) {
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodOpen, ss.openParams(e.FixtureURL+secretPath, id, 30000))
+	}
+	if e.Manifest.Lists(wire.MethodObserve) {
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`)
+		if fill, ok := ss.fillSecret(id); ok {
+			_, err := ss.await(ctx, fill, 0)
+			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to engine/perform fill of the password field")
+		}
+	}
+	if e.Manifest.Lists(wire.MethodSettleAttempt) {
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodSettleAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+	}
+	ss.endAttempt(ctx)
+	ss.probe(ctx, "after the attempt")
+	return ss
+}
+
+// provokeSecret runs the suite's secret scenario on ss and holds the first
+// attempt/resolveSecret the server sends: lifecycle/init,
+// lifecycle/startAttempt, session/open of the form screen (secretPath),
+// engine/observe and engine/perform fill of its password field with
+// secretFill, those listed, each until it is answered or the request
+// arrives. It returns the request and the id of the suite's request then
+// pending ("" when none), or nil when the scenario ends without one. Later
+// server requests are held too until ss.hold is cleared. attemptScenario
+// runs the same steps first (S2C-001), so that an engine asking for a
+// secret in them has done so during the run and S2C-005..008 apply.
+func provokeSecret(ctx context.Context, e *Env, ss *session) (*Frame, string) {
+	ss.hold = true
+	// step writes a request (none when params is "", the request already
+	// written) and reads until it is answered or a secret is requested.
+	step := func(id, method, params string) (*Frame, string) {
+		if params != "" {
+			ss.write(id, method, params)
+		}
+		for !ss.answered(id) && len(ss.held) == 0 {
+			_, err := ss.next(ctx)
+			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
+		}
+		if len(ss.held) == 0 {
+			return nil, ""
+		}
+		if ss.answered(id) {
+			return ss.held[0], ""
+		}
+		return ss.held[0], id
+	}
+	if e.Manifest.Lists(wire.MethodInit) {
+		id := ss.id()
+		if f, t := step(id, wire.MethodInit, ss.initParams(id)); f != nil {
+			return f, t
+		}
+	}
+	id := ss.id()
+	params := ss.startParams(false, id)
+	if e.Manifest.Lists(wire.MethodStartAttempt) {
+		if f, t := step(id, wire.MethodStartAttempt, params); f != nil {
+			return f, t
+		}
+	}
+	if e.Manifest.Lists(wire.MethodOpen) {
+		id := ss.id()
+		if f, t := step(id, wire.MethodOpen, ss.openParams(e.FixtureURL+secretPath, id, 30000)); f != nil {
+			return f, t
+		}
+	}
+	if e.Manifest.Lists(wire.MethodObserve) {
+		id := ss.id()
+		if f, t := step(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`); f != nil {
+			return f, t
+		}
+		if fill, ok := ss.fillSecret(id); ok {
+			if f, t := step(fill, "engine/perform fill of the password field", ""); f != nil {
+				return f, t
+			}
+		}
+	}
+	return nil, ""
+}
+
+// respondSecret answers a held attempt/resolveSecret with a canary value.
+func (s *session) respondSecret(f *Frame) {
+	for i, h := range s.held {
+		if h == f {
+			s.held = append(s.held[:i], s.held[i+1:]...)
+			break
+		}
+	}
+	s.answer(f)
+}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
+	"github.com/e2e-conform/toolkit/protocol/locate"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -158,6 +162,271 @@ func observeSpecs(s *suite) {
 				for _, m := range want {
 					Expect(got).To(ContainElement(m), "engine/observe with options %s: want the full tree (the root with %v, as the plain observation's), got a root with %v", opts, want, got)
 				}
+			}
+		})
+
+	// ---- fixture specs (profile full) ----
+
+	// The removed item is told by its ref.id: after each tap of Mutate the
+	// suite keeps the item's id, and no node of any later observation may
+	// carry one of the kept ids (neither the replacement, which has the
+	// same test id, nor any other node). A tap that does not mutate leaves
+	// nothing to check: not verified (ACT-001 judges the tap).
+	s.spec("after the mutation fixture removes its item and adds another, no later snapshot gives the removed item's id to another node",
+		[]string{"OBS-004"}, func(ctx context.Context, e *Env) {
+			if !e.fxCanPerform(wire.ActionTap) {
+				Skip(notVerified + "the suite mutates the fixture with engine/perform tap, which the engine does not declare")
+			}
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Mutation
+			snap := e.fxStage(ctx, c, op, sc, "")
+			var removed []string
+			for round := 1; round <= 2; round++ {
+				removed = append(removed, fxNode(snap, sc, fixture.MutationItem).Ref.ID)
+				button := fxNode(snap, sc, fixture.MutationButton)
+				err := c.Perform(ctx, op, button.Ref, wire.LocatorAction{Kind: wire.ActionTap})
+				Expect(err).NotTo(HaveOccurred(), "engine/perform tap on the Mutate button: want null, got %s", fxDescribeError(err))
+				snap = fxObserve(ctx, c, op, "after tapping Mutate")
+				if n, ok := fixture.MutationCount.Count(&snap.Root); !ok || n < round {
+					shown := "no mutation count"
+					if st := fixture.MutationCount.Find(&snap.Root); st != nil {
+						shown = fxText(st.Text)
+					}
+					Skip(notVerified + fmt.Sprintf("after %d tap(s) of Mutate the fixture shows %s: no mutation happened, so there is no removed node to check", round, shown))
+				}
+				fxNode(snap, sc, fixture.MutationItem) // the replacement is there
+			}
+			for i := 1; i <= 3; i++ {
+				if i > 1 {
+					snap = fxObserve(ctx, c, op, "after the mutations")
+				}
+				var reused []string
+				snap.Root.Walk(func(n *wire.SemanticNode) bool {
+					if slices.Contains(removed, n.Ref.ID) {
+						reused = append(reused, fmt.Sprintf("%s on the node with test id %s, name %s", n.Ref.ID, fxText(n.TestID), fxText(n.Name)))
+					}
+					return true
+				})
+				Expect(reused).To(BeEmpty(), "observation %d after two mutations: want none of the removed items' ids %v on any node, got %s", i, removed, strings.Join(reused, "; "))
+			}
+		})
+
+	// "A cut value is a prefix of the fixture's full text" is checked on
+	// the two nodes the contract makes too long (LongText, 600 units with a
+	// surrogate pair at 511–512, and LongName, 300 units); both sides are
+	// whitespace-normalized (§10.3) first, since an engine may report text
+	// normalized. The cut need not be maximal: the statement asks for a
+	// prefix within the limit. A split surrogate pair decodes as U+FFFD and
+	// is no prefix.
+	s.spec("on the tree fixture every name has at most 256 and every text, value and selection at most 512 UTF-16 units, and the cut long text and long name are prefixes of the fixture's full texts",
+		[]string{"OBS-005"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Tree
+			snap := e.fxStage(ctx, c, op, sc, "")
+			var over []string
+			snap.Root.Walk(func(n *wire.SemanticNode) bool {
+				for _, f := range []struct {
+					member string
+					v      *string
+					limit  int
+				}{{"name", n.Name, 256}, {"text", n.Text, 512}, {"value", n.Value, 512}, {"selection", n.Selection, 512}} {
+					if f.v != nil && utf16Len(*f.v) > f.limit {
+						over = append(over, fmt.Sprintf("node %s (test id %s): %s has %d UTF-16 units, more than %d", n.Ref.ID, fxText(n.TestID), f.member, utf16Len(*f.v), f.limit))
+					}
+				}
+				return true
+			})
+			Expect(over).To(BeEmpty(), "field limits on the tree fixture: %s", strings.Join(firstFew(over, 10), "; "))
+			prefix := func(what string, got *string, full string) {
+				Expect(got).NotTo(BeNil(), "%s: want it cut to a prefix of the fixture's %d-unit text, got none", what, utf16Len(full))
+				g := locate.Normalize(*got)
+				Expect(g != "" && strings.HasPrefix(locate.Normalize(full), g)).To(BeTrue(),
+					"%s: want a non-empty prefix of the fixture's full text (a cut keeps the start and never splits a surrogate pair), got %d UTF-16 units: %q",
+					what, utf16Len(*got), clip(*got))
+			}
+			prefix("text of the long text node", fxNode(snap, sc, fixture.TreeLongText).Text, fixture.LongText)
+			prefix("name of the long-named button", fxNode(snap, sc, fixture.TreeLongName).Name, fixture.LongName)
+		})
+
+	// The password field is filled with a sensitive canary (also an
+	// ERR-007 canary) when the engine declares fill; every secure node of
+	// the observation is then checked, the password field first (it must be
+	// reported secure for the check to bite). Without fill the unfilled
+	// field is checked and the spec ends not verified.
+	s.spec("the filled password field of the form fixture, like every node with states.secure: true, carries no value and no selection",
+		[]string{"OBS-006"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Form
+			snap := e.fxStage(ctx, c, op, sc, "")
+			filled := false
+			if e.fxCanPerform(wire.ActionFill) {
+				v := fxCanary("e2e-conform-password-")
+				e.Secret(v)
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
+				filled = true
+				snap = fxObserve(ctx, c, op, "after filling the password field")
+			}
+			pw := fxNode(snap, sc, fixture.FormPassword)
+			Expect(pw.State("secure")).To(BeTrue(), "the password field: want states.secure: true, got states %s", fxStates(pw))
+			var bad []string
+			snap.Root.Walk(func(n *wire.SemanticNode) bool {
+				if n.State("secure") && (n.Value != nil || n.Selection != nil) {
+					bad = append(bad, fmt.Sprintf("node %s (test id %s) carries value %s and selection %s", n.Ref.ID, fxText(n.TestID), fxText(n.Value), fxText(n.Selection)))
+				}
+				return true
+			})
+			Expect(bad).To(BeEmpty(), "secure nodes: want no value and no selection, got %s", strings.Join(bad, "; "))
+			if !filled {
+				Skip(notVerified + "the engine does not declare the fill action, so the password field was checked unfilled only")
+			}
+		})
+
+	// Every element of the counter, tree and form screens is compared with
+	// the states the contract lists for it (an absent state reads as false,
+	// §5.5), and the heading levels; a hidden element the engine leaves out
+	// of its tree is not judged ("a reported hidden node"). The checkbox is
+	// then checked (check, else tap) and the name input focused (focus):
+	// without those actions those two parts stay not verified.
+	s.spec("reported nodes reflect the fixture: the checked checkbox checked, the disabled button disabled, the focused input focused, reported hidden nodes hidden, the password field secure, the pressed toggle pressed, headings at levels 1 to 3",
+		[]string{"OBS-007"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			var problems, unverified []string
+			for _, sc := range []fixture.Screen{fixture.Counter, fixture.Tree, fixture.Form} {
+				snap := e.fxStage(ctx, c, op, sc, "")
+				problems = append(problems, fxStateProblems(snap, sc)...)
+			}
+			sc := fixture.Form
+			snap := fxObserve(ctx, c, op, "of the form fixture")
+			switch {
+			case e.fxCanPerform(wire.ActionCheck) || e.fxCanPerform(wire.ActionTap):
+				kind := wire.ActionCheck
+				if !e.fxCanPerform(kind) {
+					kind = wire.ActionTap
+				}
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormSubscribe).Ref, wire.LocatorAction{Kind: kind})
+				Expect(err).NotTo(HaveOccurred(), "engine/perform %s on the Subscribe checkbox: want null, got %s", kind, fxDescribeError(err))
+				snap = fxObserve(ctx, c, op, "after checking the checkbox")
+				if n := fxNode(snap, sc, fixture.FormSubscribe); !n.State("checked") {
+					problems = append(problems, fmt.Sprintf("form: the Subscribe checkbox after %s: want states.checked true, got states %s", kind, fxStates(n)))
+				}
+			default:
+				unverified = append(unverified, "the checked checkbox (the engine declares neither check nor tap)")
+			}
+			if e.fxCanPerform(wire.ActionFocus) {
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormName).Ref, wire.LocatorAction{Kind: wire.ActionFocus})
+				Expect(err).NotTo(HaveOccurred(), "engine/perform focus on the Name input: want null, got %s", fxDescribeError(err))
+				snap = fxObserve(ctx, c, op, "after focusing the Name input")
+				if n := fxNode(snap, sc, fixture.FormName); !n.State("focused") {
+					problems = append(problems, fmt.Sprintf("form: the Name input after focus: want states.focused true, got states %s", fxStates(n)))
+				}
+			} else {
+				unverified = append(unverified, "the focused input (the engine does not declare focus)")
+			}
+			Expect(problems).To(BeEmpty(), "nodes against the fixture contract, %d problem(s): %s", len(problems), strings.Join(firstFew(problems, 12), "; "))
+			if len(unverified) > 0 {
+				Skip(notVerified + "not checked: " + strings.Join(unverified, "; "))
+			}
+		})
+
+	// The password field is filled first when the engine declares fill (a
+	// filled secure field is what masking is about; an empty one may paint
+	// nothing). Pixels stay optional: an engine that returns none passes
+	// with a note, as for OBS-009. With no node reported secure the count
+	// has nothing to bound and the spec is not verified (OBS-007 judges the
+	// missing state).
+	s.spec("whenever pixels of the form fixture are returned, maskedRegionCount is at least the number of nodes with states.secure: true",
+		[]string{"OBS-010"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Form
+			snap := e.fxStage(ctx, c, op, sc, "")
+			if e.fxCanPerform(wire.ActionFill) {
+				v := fxCanary("e2e-conform-password-")
+				e.Secret(v)
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
+			}
+			snap, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
+			Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture: want a snapshot, got %s", fxDescribeError(err))
+			secure := 0
+			snap.Root.Walk(func(n *wire.SemanticNode) bool {
+				if n.State("secure") {
+					secure++
+				}
+				return true
+			})
+			if secure == 0 {
+				Skip(notVerified + "the form fixture's observation reports no node with states.secure: true, so maskedRegionCount has nothing to be judged against")
+			}
+			if snap.Pixels == nil {
+				noteEntry("engine/observe with options.pixels: true returned no pixels on the form fixture; there was no masking to judge")
+				return
+			}
+			masked := int64(0)
+			if snap.MaskedRegionCount != nil {
+				masked = *snap.MaskedRegionCount
+			}
+			Expect(masked).To(BeNumerically(">=", secure), "pixels of the form fixture: want maskedRegionCount >= %d (the nodes with states.secure: true), got %d", secure, masked)
+		})
+
+	// Three URLs are opened: page A, page A with a query (every screen
+	// ignores its query, the contract says), and the fixture server's bare
+	// origin without a trailing slash (the statement's own example; no
+	// marker there, so its open is not staged and a failed open is left to
+	// SESS-001). An observation without location passes (the statement
+	// judges a present one), noted when none had one.
+	s.spec("after session/open of a fixture URL, a present location equals that URL, both compared after WHATWG URL serialization",
+		[]string{"OBS-012"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			var problems []string
+			present := 0
+			check := func(opened string, snap *wire.EngineSnapshot) {
+				if snap.Location == "" {
+					return
+				}
+				present++
+				want, err := fxSerializeURL(opened)
+				Expect(err).NotTo(HaveOccurred(), "serializing the URL the suite opened")
+				got, err := fxSerializeURL(snap.Location)
+				if err != nil || got != want {
+					problems = append(problems, fmt.Sprintf("after session/open of %s: want location %s, got %q", opened, want, snap.Location))
+				}
+			}
+			for _, p := range []string{fixture.PageA.Path, fixture.PageA.Path + "?from=e2e-conform"} {
+				check(e.FixtureURL+p, e.fxStage(ctx, c, op, fixture.PageA, p))
+			}
+			if err := c.Open(ctx, op, e.FixtureURL); err == nil {
+				check(e.FixtureURL, fxObserve(ctx, c, op, "after session/open of the fixture server's origin"))
+			} else {
+				noteEntry("session/open of the fixture server's origin %s failed (%s); that URL was not compared", e.FixtureURL, fxDescribeError(err))
+			}
+			Expect(problems).To(BeEmpty(), "locations: %s", strings.Join(problems, "; "))
+			if present == 0 {
+				noteEntry("no observation after session/open carried a location; there was nothing to compare")
+			}
+		})
+
+	// The baseline is the observation that first showed the staged screen;
+	// each status of the counter screen (the counters, the last long press
+	// and the modifiers) must read the same in the five observations after
+	// it.
+	s.spec("five consecutive observations change none of the counter fixture's counters",
+		[]string{"OBS-013"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Counter
+			statuses := []fixture.Status{fixture.CounterTaps, fixture.CounterDoubleTaps, fixture.CounterSecondaryTaps, fixture.CounterLongPresses,
+				fixture.CounterLastLongPress, fixture.CounterHovers, fixture.CounterModifiers, fixture.CounterDisabledTaps}
+			read := func(snap *wire.EngineSnapshot) []string {
+				out := make([]string, len(statuses))
+				for i, st := range statuses {
+					out[i] = st.Label + ": " + fxStatus(snap, sc, st)
+				}
+				return out
+			}
+			want := read(e.fxStage(ctx, c, op, sc, ""))
+			for i := 1; i <= 5; i++ {
+				got := read(fxObserve(ctx, c, op, "of the counter fixture"))
+				Expect(got).To(Equal(want), "observation %d of 5: want the counters as first staged %v, got %v", i, want, got)
 			}
 		})
 }

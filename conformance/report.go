@@ -133,7 +133,7 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 			m := env.Manifest
 			res.Manifest = &m
 		}
-		facts = catalog.Facts{Manifest: env.Manifest, Transport: env.Transport, Sent: env.Sent}
+		facts = catalog.Facts{Manifest: env.Manifest, Transport: env.Transport, Sent: env.Sent, TapModifiersPresent: env.tapModifiersPresent}
 	}
 	bySpec := map[string][]SpecResult{}
 	for _, s := range specs {
@@ -224,6 +224,8 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 func mayStayUnverified() map[string]string {
 	return map[string]string{
 		"LIFE-015": "the catalog: with no failing first settleAttempt the check is reported not verified",
+		"ACT-015":  "an engine that declares every action kind leaves no undeclared kind to send",
+		"PTR-005":  "an engine that declares every pointer kind leaves no undeclared kind to send",
 	}
 }
 

@@ -3,11 +3,14 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -37,5 +40,105 @@ func sessionSpecs(s *suite) {
 				AddReportEntry("warning", fmt.Sprintf("SESS-002 (SHOULD, §4.18, D55): session/open of %s failed with %d %q, data %s: it SHOULD carry ERR_CONNECTION_REFUSED in the message and errno ECONNREFUSED in data, or be e2e APP_UNREACHABLE, so that the harness reports APP_UNREACHABLE",
 					u, eo.Code, eo.Message, orDefault(clip(string(eo.Data)), "none")))
 			}
+		})
+
+	// ---- fixture specs (profile full) ----
+
+	// "The next observation": one engine/observe right after each open,
+	// no polling (e.stage polls; it is not used here). The open gets a
+	// result, which the client checks to be null against the method's
+	// result schema.
+	s.spec("session/open of a fixture URL gets null and the next observation shows that page",
+		[]string{"SESS-001"}, func(ctx context.Context, e *Env) {
+			e.fxNeed("to read the page back", wire.MethodObserve)
+			c, op, _ := e.inAttempt(ctx)
+			for _, sc := range []fixture.Screen{fixture.PageA, fixture.PageB, fixture.Counter, fixture.PageA} {
+				u := sc.URL(e.FixtureURL)
+				err := c.Open(ctx, op, u)
+				Expect(err).NotTo(HaveOccurred(), "session/open of the fixture URL %s: want null, got %s", u, fxDescribeError(err))
+				snap := fxObserve(ctx, c, op, "right after session/open of "+u)
+				got := "no marker"
+				if other, ok := fixture.Identify(&snap.Root); ok {
+					got = "the marker of " + other.Path
+				}
+				Expect(sc.Shown(&snap.Root)).To(BeTrue(), "the observation right after session/open of %s: want the page's marker %q, got %s (location %q)", u, sc.Marker, got, snap.Location)
+			}
+		})
+
+	// back with no history is sent first in a new attempt, before any
+	// open; after opening page A and page B, back must show page A (read
+	// back within 5 s: the statement does not say "the next observation",
+	// and a browser's back may settle after its answer).
+	s.spec("session/back with no history gets null, and after opening page A and then page B it shows page A",
+		[]string{"SESS-003"}, func(ctx context.Context, e *Env) {
+			e.fxNeed("to open pages A and B", wire.MethodOpen)
+			c, op, _ := e.inAttempt(ctx)
+			err := c.Back(ctx, op)
+			Expect(err).NotTo(HaveOccurred(), "session/back with no history (first operation of a new attempt): want null, got %s", fxDescribeError(err))
+			e.fxStage(ctx, c, op, fixture.PageA, "")
+			e.fxStage(ctx, c, op, fixture.PageB, "")
+			err = c.Back(ctx, op)
+			Expect(err).NotTo(HaveOccurred(), "session/back after opening page A and then page B: want null, got %s", fxDescribeError(err))
+			snap, ok := fxEventually(ctx, c, op, 5*time.Second, "after session/back", func(s *wire.EngineSnapshot) bool { return fixture.PageA.Shown(&s.Root) })
+			got := "no marker"
+			if other, found := fixture.Identify(&snap.Root); found {
+				got = "the marker of " + other.Path
+			}
+			Expect(ok).To(BeTrue(), "after opening page A, then page B, then session/back: want page A (marker %q) within 5 s, got %s (location %q)", fixture.PageA.Marker, got, snap.Location)
+		})
+
+	// Two observations after each of restart and reset (those listed) must
+	// show no location ("until open is called"); then open must work again.
+	// about:blank counts as no location (D65).
+	s.spec("after session/restart or session/reset the next observations have no location (or about:blank) until session/open is called",
+		[]string{"SESS-004"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			for _, m := range []string{wire.MethodRestart, wire.MethodReset} {
+				if !e.Manifest.Lists(m) {
+					continue
+				}
+				e.fxStage(ctx, c, op, fixture.PageA, "")
+				var err error
+				if m == wire.MethodRestart {
+					err = c.Restart(ctx, op)
+				} else {
+					err = c.Reset(ctx, op)
+				}
+				Expect(err).NotTo(HaveOccurred(), "%s on page A: want null, got %s", m, fxDescribeError(err))
+				for i := 1; i <= 2; i++ {
+					snap := fxObserve(ctx, c, op, "after "+m)
+					Expect(snap.Location == "" || snap.Location == "about:blank").To(BeTrue(),
+						"observation %d after %s (no session/open since): want no location or about:blank, got location %q", i, m, snap.Location)
+				}
+			}
+			e.fxStage(ctx, c, op, fixture.PageA, "")
+		})
+
+	s.spec("after session/reset the storage fixture's persisted value is gone",
+		[]string{"SESS-005"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			v := fxCanary("v5-")
+			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v)))
+			if !slices.Contains(got, v) {
+				Skip(notVerified + fmt.Sprintf("the storage fixture opened with the query %s=%s shows %v: it did not store the value, so there is nothing for session/reset to clear", fixture.StorageSetParam, v, got))
+			}
+			err := c.Reset(ctx, op)
+			Expect(err).NotTo(HaveOccurred(), "session/reset: want null, got %s", fxDescribeError(err))
+			got = fxStored(e.fxStage(ctx, c, op, fixture.Storage, ""))
+			Expect(got).NotTo(ContainElement(v), "the storage fixture reopened after session/reset: want %q gone, got the stored values %v", v, got)
+		})
+
+	s.spec("after session/restart the storage fixture's persisted value is still there",
+		[]string{"SESS-006"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			v := fxCanary("v6-")
+			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v)))
+			if !slices.Contains(got, v) {
+				Skip(notVerified + fmt.Sprintf("the storage fixture opened with the query %s=%s shows %v: it did not store the value, so there is nothing for session/restart to keep", fixture.StorageSetParam, v, got))
+			}
+			err := c.Restart(ctx, op)
+			Expect(err).NotTo(HaveOccurred(), "session/restart: want null, got %s", fxDescribeError(err))
+			got = fxStored(e.fxStage(ctx, c, op, fixture.Storage, ""))
+			Expect(got).To(ContainElement(v), "the storage fixture reopened after session/restart: want %q still stored, got the stored values %v", v, got)
 		})
 }

@@ -1,4 +1,328 @@
 package conformance
 
-// signalSpecs registers the SIG specs (catalog SIG).
-func signalSpecs(s *suite) {}
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// abortBound is the promptness bound of §7.7 (D67).
+const abortBound = 2000 * time.Millisecond
+
+// Signals and abort: spec §7; catalog SIG.
+//
+// The specs on the slow page first check that session/open of it is still
+// in flight after a request for an unknown method was answered; an engine
+// that answers it before does not treat the page as slow, and the spec is
+// then not verified rather than passed. Every request carries a signal id
+// of its own (its request id) unless a spec shares or reuses one on
+// purpose.
+func signalSpecs(s *suite) {
+	s.spec("a tap whose operation signal has aborted: true gets an error within 2000 ms and leaves the counter unchanged",
+		[]string{"SIG-001"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			snap := e.stage(ctx, c, op, counterPath, counterMarker)
+			btn := counterTap(snap)
+			if btn == nil {
+				Skip(notVerified + fmt.Sprintf("the counter screen shows no button named %q", counterTapName))
+			}
+			before := screenText(snap)
+			aborted, cancel := context.WithCancel(ctx)
+			cancel() // the client sends the signal with aborted: true
+			start := time.Now()
+			err := c.Perform(aborted, op, btn.Ref, wire.LocatorAction{Kind: "tap"})
+			took := time.Since(start)
+			Expect(err).To(HaveOccurred(), "a tap aborted at send: want an error, got a result")
+			Expect(took).To(BeNumerically("<", abortBound), "a tap aborted at send: want an error within 2000 ms, got one after %d ms", took.Milliseconds())
+			after, err := c.Observe(ctx, op, nil)
+			Expect(err).NotTo(HaveOccurred(), "engine/observe after the aborted tap")
+			Expect(screenText(after)).To(Equal(before), "the counter screen changed after a tap aborted at send (want it unchanged)")
+		})
+
+	s.spec("a request aborted at send with a reason gets that reason back as its error, code, message and data equal",
+		[]string{"SIG-002"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			method, rest := abortableMethod(e)
+			for _, reason := range []string{reasonE2E("SIG-002 e2e", false), reasonEngine("SIG-002 engine", "OPERATION_TIMEOUT", false)} {
+				id := ss.id()
+				op := fmt.Sprintf(`{"signal":{"id":%s,"aborted":true,"reason":%s},"timeoutMs":30000,"runId":%q,"attemptId":%q,"origin":"test"}`, id, reason, ss.op.RunID, ss.op.AttemptID)
+				f := ss.call(ctx, id, method, "{"+rest+`"operation":`+op+"}")
+				eo := f.Error()
+				Expect(eo).NotTo(BeNil(), "%s aborted at send with a reason: want the reason as its error, got a result", method)
+				Expect(sameError(eo, reason)).To(BeEmpty(), "%s aborted at send: the error is not the reason", method)
+			}
+		})
+
+	s.spec("a $/abort for the signal of an in-flight session/open of the slow page, with and without a reason, gets it answered within 2000 ms",
+		[]string{"SIG-003"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			for _, reason := range []string{"", reasonE2E("SIG-003", false)} {
+				id := ss.id()
+				if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
+					Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				}
+				t := ss.abort(id, reason)
+				ss.answeredWithin(ctx, id, t, abortBound, fmt.Sprintf("session/open of the slow page after $/abort (reason %v)", reason != ""))
+			}
+		})
+
+	s.spec("when the $/abort of an in-flight session/open carries a reason and the request did not complete, its error equals the reason",
+		[]string{"SIG-004"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			checked := 0
+			for _, reason := range []string{reasonE2E("SIG-004 e2e", false), reasonEngine("SIG-004 engine", "OPERATION_TIMEOUT", false)} {
+				id := ss.id()
+				if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
+					Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				}
+				t := ss.abort(id, reason)
+				f := ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page after $/abort with a reason")
+				if f.Error() == nil {
+					continue // it completed: the requirement says nothing then
+				}
+				checked++
+				Expect(sameError(f.Error(), reason)).To(BeEmpty(), "session/open aborted with a reason: the error is not the reason")
+			}
+			if checked == 0 {
+				Skip(notVerified + "session/open of the slow page completed despite each $/abort")
+			}
+		})
+
+	// SIG-005 has no reason of its own to echo: the killing case is a reason
+	// that says retryable: true, which a server must not pass through (the
+	// toolkit server rewrites it, §7.5). Aborts at send need no slow page;
+	// aborts mid-flight run when the slow page stays in flight.
+	s.spec("every error answering an aborted request, aborted at send or by $/abort, with a retryable reason or none, is not retryable",
+		[]string{"SIG-005"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			reasons := []string{reasonEngine("SIG-005 engine", "NODE_STALE", true), reasonE2E("SIG-005 e2e", true), ""}
+			for _, reason := range reasons {
+				id := ss.id()
+				sig := `{"id":` + id + `,"aborted":true}`
+				if reason != "" {
+					sig = `{"id":` + id + `,"aborted":true,"reason":` + reason + `}`
+				}
+				op := fmt.Sprintf(`{"signal":%s,"timeoutMs":30000,"runId":%q,"attemptId":%q,"origin":"test"}`, sig, ss.op.RunID, ss.op.AttemptID)
+				f := ss.call(ctx, id, wire.MethodOpen, fmt.Sprintf(`{"url":%q,"operation":%s}`, e.FixtureURL+slowPath, op))
+				if eo := f.Error(); eo != nil {
+					Expect(retryable(eo)).To(BeFalse(), "session/open aborted at send (reason %s): want a non-retryable error, got %s", orDefault(reason, "none"), clip(string(f.Msg["error"])))
+				}
+			}
+			for _, reason := range reasons {
+				id := ss.id()
+				if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
+					By("the slow page is not slow on this engine: aborts mid-flight not checked")
+					return
+				}
+				t := ss.abort(id, reason)
+				f := ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page after $/abort")
+				if eo := f.Error(); eo != nil {
+					Expect(retryable(eo)).To(BeFalse(), "session/open aborted by $/abort (reason %s): want a non-retryable error, got %s", orDefault(reason, "none"), clip(string(f.Msg["error"])))
+				}
+			}
+		})
+
+	s.spec("when the $/abort of an in-flight session/open has no reason and the request did not complete, its error is -32000 engine CANCELLED, retryable: false",
+		[]string{"SIG-006"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			id := ss.id()
+			if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
+				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+			}
+			t := ss.abort(id, "")
+			f := ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page after $/abort without a reason")
+			eo := f.Error()
+			if eo == nil {
+				Skip(notVerified + "session/open of the slow page completed despite the $/abort")
+			}
+			expectCode(f, wire.CodeEngineError, "session/open aborted without a reason")
+			d := dataOf(eo)
+			Expect(d.Type+" "+d.Code).To(Equal("engine CANCELLED"), "the error data of session/open aborted without a reason")
+			Expect(d.Retryable).NotTo(BeNil(), "retryable of the CANCELLED error")
+			Expect(*d.Retryable).To(BeFalse(), "retryable of the CANCELLED error")
+		})
+
+	s.spec("a $/abort for an id the server never saw gets no response and disturbs nothing",
+		[]string{"SIG-007"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			if e.Manifest.Lists(wire.MethodObserve) {
+				ss.attempt(ctx, false)
+			}
+			// Ids this connection never carried: an integer, a string, and
+			// the string form of a live integer id (1 and "1" differ, §7.1).
+			ss.abort("990001", "")
+			ss.abort(`"e2e-conform-never-seen"`, reasonE2E("SIG-007", false))
+			ss.abort(`"1"`, "")
+			ss.probe(ctx, "after $/abort for unknown ids")
+			ss.noStray("$/abort for ids the server never saw")
+			if e.Manifest.Lists(wire.MethodObserve) {
+				// The id must not have been remembered as aborted.
+				id := ss.id()
+				f := ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation("990001", 30000)+`}`)
+				expectResult(f, "engine/observe carrying the signal id of an earlier $/abort for an unknown id")
+			}
+			ss.probe(ctx, "at the end")
+			ss.noStray("$/abort for ids the server never saw")
+		})
+
+	s.spec("a session/open of the slow page and a $/abort for its signal written in one write: the abort applies within 2000 ms",
+		[]string{"SIG-008"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			// The slow page must stay in flight on this engine first.
+			id := ss.id()
+			if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
+				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+			}
+			ss.answeredWithin(ctx, id, ss.abort(id, ""), abortBound, "session/open of the slow page after $/abort")
+			id = ss.id()
+			req := `{"jsonrpc":"2.0","id":` + id + `,"method":"session/open","params":` + ss.openParams(e.FixtureURL+slowPath, id, 30000) + `}`
+			ss.sent[id] = wire.MethodOpen
+			Expect(ss.r.Write(append(Framed(req), Framed(`{"jsonrpc":"2.0","method":"$/abort","params":{"id":`+id+`}}`)...))).To(Succeed())
+			t := time.Now()
+			ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page written in one write with its $/abort")
+		})
+
+	// The two requests are those of the applicability: session/open of the
+	// slow page and engine/observe, sharing one signal. The observe may be
+	// answered before the abort; a server keeping one request per id (the
+	// last) then leaves the open unaborted, which is what fails.
+	s.spec("aborting one id that an in-flight session/open of the slow page and an engine/observe share gets both answered within 2000 ms",
+		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			sig := ss.id()
+			open := ss.id()
+			ss.write(open, wire.MethodOpen, ss.openParams(e.FixtureURL+slowPath, sig, 30000))
+			observe := ss.id()
+			ss.write(observe, wire.MethodObserve, `{"operation":`+ss.operation(sig, 30000)+`}`)
+			ss.probe(ctx, "while two requests sharing a signal are in flight")
+			if ss.answered(open) {
+				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+			}
+			t := ss.abort(sig, "")
+			ss.answeredWithin(ctx, open, t, abortBound, "session/open sharing the aborted signal")
+			ss.answeredWithin(ctx, observe, t, abortBound, "engine/observe sharing the aborted signal")
+		})
+
+	s.spec("a request reusing a forgotten signal id, after its $/abort or an attempt-scoped id after endAttempt, is a new live signal that a later $/abort aborts",
+		[]string{"SIG-010"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			scoped := ss.startSig // attempt-scoped: the first attempt's startAttempt signal
+			sig := "77001"
+			id := ss.id()
+			if _, inFlight := ss.openSlow(ctx, id, sig, 30000); !inFlight {
+				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+			}
+			ss.answeredWithin(ctx, id, ss.abort(sig, ""), abortBound, "session/open of the slow page after $/abort")
+			// The id is forgotten: reused without aborted, it is a new live
+			// signal (not answered as aborted at once), and aborting it
+			// applies.
+			id = ss.id()
+			if _, inFlight := ss.openSlow(ctx, id, sig, 30000); !inFlight {
+				failf("session/open reusing signal id %s after its $/abort: want it in flight, as a new live signal, got an answer at once: %s", sig, clip(string(ss.replies[id].f.Content)))
+			}
+			ss.answeredWithin(ctx, id, ss.abort(sig, ""), abortBound, "session/open reusing a forgotten id, after a $/abort of it")
+			if !e.Manifest.Lists(wire.MethodStartAttempt) || !e.Manifest.Lists(wire.MethodEndAttempt) {
+				return // no attempt-scoped ids to forget
+			}
+			ss.endAttempt(ctx)
+			ss.attempt(ctx, false)
+			id = ss.id()
+			if _, inFlight := ss.openSlow(ctx, id, scoped, 30000); !inFlight {
+				failf("session/open reusing the previous attempt's startAttempt signal id %s after endAttempt: want it in flight, as a new live signal, got an answer at once: %s", scoped, clip(string(ss.replies[id].f.Content)))
+			}
+			ss.answeredWithin(ctx, id, ss.abort(scoped, ""), abortBound, "session/open reusing an attempt-scoped id after endAttempt, after a $/abort of it")
+		})
+
+	s.spec("dispose with a reuseSignal gets null; a later $/abort of that id gets no response, and init afterwards is answered as without the abort",
+		[]string{"SIG-011"}, func(ctx context.Context, e *Env) {
+			lists := e.Manifest.Lists(wire.MethodInit)
+			// How a second init on a connection is answered without the
+			// abort (LIFE-009): null or INVALID_STATE.
+			var baseline string
+			if lists {
+				s1 := e.session(ctx)
+				expectResult(s1.init(ctx), "lifecycle/init")
+				expectResult(s1.call(ctx, s1.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`), "lifecycle/dispose")
+				baseline = initOutcome(s1.init(ctx))
+			}
+			s2 := e.session(ctx)
+			if lists {
+				expectResult(s2.init(ctx), "lifecycle/init")
+			}
+			id := s2.id()
+			f := s2.call(ctx, id, wire.MethodDispose, `{"signal":{"id":`+id+`},"timeoutMs":5000,"reuseSignal":{"id":"reuse-1"}}`)
+			Expect(string(expectResult(f, "lifecycle/dispose with a reuseSignal"))).To(Equal("null"), "the result of lifecycle/dispose with a reuseSignal")
+			s2.abort(`"reuse-1"`, "")
+			if lists {
+				got := initOutcome(s2.init(ctx))
+				Expect(got).To(Equal(baseline), "lifecycle/init after dispose and a $/abort of its reuseSignal: want it answered as without the abort")
+				if got == "null" && e.Manifest.Lists(wire.MethodObserve) {
+					s2.attempt(ctx, false)
+					id := s2.id()
+					expectResult(s2.call(ctx, id, wire.MethodObserve, `{"operation":`+s2.operation(id, 30000)+`}`), "engine/observe after the second init")
+				}
+			}
+			s2.probe(ctx, "after the $/abort of a kept reuseSignal")
+			s2.noStray("$/abort of a kept reuseSignal")
+			if e.Transport == "socket" {
+				s3 := e.session(ctx)
+				if lists {
+					Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after the $/abort of a reuseSignal"))).To(Equal("null"))
+				}
+			}
+		})
+
+	s.spec("a session/open of the slow page with timeoutMs 1000 and no $/abort is answered within 3000 ms",
+		[]string{"SIG-012"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			id := ss.id()
+			t, inFlight := ss.openSlow(ctx, id, id, 1000)
+			if !inFlight {
+				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+			}
+			ss.answeredWithin(ctx, id, t, 3000*time.Millisecond, "session/open of the slow page with timeoutMs 1000")
+		})
+}
+
+// initOutcome classifies the answer to a second lifecycle/init (LIFE-009):
+// "null", "INVALID_STATE", or what else it was.
+func initOutcome(f *Frame) string {
+	eo := f.Error()
+	if eo == nil {
+		return string(f.Result())
+	}
+	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && d.Code == "INVALID_STATE" {
+		return "INVALID_STATE"
+	}
+	return fmt.Sprintf("error %d %q", eo.Code, eo.Message)
+}
+
+// abortableMethod picks the listed operation method SIG-002 sends aborted
+// at send, with the params it needs besides operation. Every manifest that
+// lists an operation method lists one of these (rules M2, M4, M6, M7, M9).
+func abortableMethod(e *Env) (method, rest string) {
+	for _, m := range []string{wire.MethodObserve, wire.MethodScreenshot, wire.MethodCapture, wire.MethodBack, wire.MethodRestart, wire.MethodReset} {
+		if e.Manifest.Lists(m) {
+			return m, ""
+		}
+	}
+	if e.Manifest.Lists(wire.MethodOpen) {
+		return wire.MethodOpen, fmt.Sprintf(`"url":%q,`, e.FixtureURL+counterPath)
+	}
+	Skip(notVerified + "no operation method the suite can send aborted at send")
+	return "", ""
+}

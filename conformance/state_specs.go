@@ -3,10 +3,13 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -53,5 +56,96 @@ func stateSpecs(s *suite) {
 			d := dataOf(eo)
 			Expect(d.Type+" "+d.Category+" "+d.Code).To(Equal("e2e configuration SESSION_INVALID"),
 				"%s: want e2e configuration SESSION_INVALID, got type %q category %q code %q (%q)", what, d.Type, d.Category, d.Code, eo.Message)
+		})
+
+	// ---- fixture specs (profile full) ----
+
+	// Each state is captured on a connection of its own and restored on a
+	// NEW connection in its attempt, right after startAttempt (the
+	// harness's order, §4.0), before the storage screen is opened again.
+	// Values are fresh per spec, so an engine that keeps storage across
+	// connections cannot show them by accident from another spec.
+	s.spec("a state captured after the storage fixture stored a value, restored in a later attempt on a new connection, makes the fixture show that value",
+		[]string{"STATE-002"}, func(ctx context.Context, e *Env) {
+			e.fxNeed("to restore the captured state", wire.MethodRestore)
+			v := fxCanary("v2-")
+			st := e.fxCaptureStored(ctx, []string{v})
+			c, op, _ := e.inAttempt(ctx)
+			err := c.Restore(ctx, op, *st)
+			Expect(err).NotTo(HaveOccurred(), "state/restore, on a new connection, of the state captured while the storage fixture stored %q: want null, got %s", v, fxDescribeError(err))
+			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, ""))
+			Expect(got).To(ContainElement(v), "the storage fixture after the restore on a new connection: want the stored values to hold %q, got %v", v, got)
+		})
+
+	// V and W are captured on connections of their own; the state holding
+	// W must hold W only (session/reset, when listed, clears what an engine
+	// keeping storage across connections still had; otherwise the spec is
+	// not verified). Both are restored one after the other right after
+	// startAttempt, V first: a restore that merges leaves V next to W.
+	s.spec("restoring a state holding only W after one holding V leaves V gone: restore replaces, never merges",
+		[]string{"STATE-003"}, func(ctx context.Context, e *Env) {
+			e.fxNeed("to restore the captured states", wire.MethodRestore)
+			v, w := fxCanary("v3-"), fxCanary("w3-")
+			sv := e.fxCaptureStored(ctx, []string{v})
+			sw := e.fxCaptureStored(ctx, []string{w})
+			c, op, _ := e.inAttempt(ctx)
+			err := c.Restore(ctx, op, *sv)
+			Expect(err).NotTo(HaveOccurred(), "state/restore of the state holding %q: want null, got %s", v, fxDescribeError(err))
+			err = c.Restore(ctx, op, *sw)
+			Expect(err).NotTo(HaveOccurred(), "state/restore of the state holding only %q, right after the one holding %q: want null, got %s", w, v, fxDescribeError(err))
+			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, ""))
+			Expect(got).To(Equal([]string{w}), "the storage fixture after restoring the state holding %q and then the one holding only %q: want the stored values [%s] (restore replaces), got %v", v, w, w, got)
+		})
+
+	// The canary (fixture.StorageCanary) is stored by the storage screen
+	// whenever it loads. The spec captures and restores a state holding it
+	// (also into a new connection), and provokes errors that could echo
+	// state contents: restoring the captured data under an unknown format
+	// and under the captured format with another version. Then no error it
+	// received, no engine/log line or attempt/* notification of its
+	// connections, and no stderr line of the run (spawn only) may contain
+	// the canary. It is not registered with e.Secret: that registry holds
+	// ERR-007's canaries.
+	s.spec("the storage fixture's canary, kept in state without being displayed, appears in no error, engine/log line, attempt/* notification or stderr line",
+		[]string{"STATE-004"}, func(ctx context.Context, e *Env) {
+			var errs []string
+			var msgs []*Messages
+			keep := func(err error) {
+				if eo := fxWireError(err); eo != nil {
+					errs = append(errs, fmt.Sprintf("error %d %q data %s", eo.Code, eo.Message, string(eo.Data)))
+				} else if err != nil {
+					errs = append(errs, err.Error())
+				}
+			}
+			c, op, m1 := e.inAttempt(ctx)
+			msgs = append(msgs, m1)
+			e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(fxCanary("v4-")))
+			st, err := c.Capture(ctx, op)
+			Expect(err).NotTo(HaveOccurred(), "state/capture on the storage fixture: want a state, got %s", fxDescribeError(err))
+			if e.Manifest.Lists(wire.MethodRestore) {
+				keep(c.Restore(ctx, op, *st))
+				keep(c.Restore(ctx, op, wire.EngineState{Format: "e2e-conform-unknown", Version: st.Version, Data: st.Data}))
+				keep(c.Restore(ctx, op, wire.EngineState{Format: st.Format, Version: st.Version + 1000, Data: st.Data}))
+				e.fxStage(ctx, c, op, fixture.Storage, "")
+				c2, op2, m2 := e.inAttempt(ctx)
+				msgs = append(msgs, m2)
+				keep(c2.Restore(ctx, op2, *st))
+				e.fxStage(ctx, c2, op2, fixture.Storage, "")
+				_, err = c2.Capture(ctx, op2)
+				keep(err)
+				e.fxEnd(ctx, c2)
+			}
+			e.fxEnd(ctx, c) // stderr of a spawned server is read to its end
+			canary := []string{fixture.StorageCanary}
+			var leaks []string
+			leaks = append(leaks, fxLeaks("error", errs, canary)...)
+			for i, m := range msgs {
+				leaks = append(leaks, fxLeaks(fmt.Sprintf("connection %d: message", i+1), m.All(), canary)...)
+			}
+			leaks = append(leaks, fxLeaks("stderr line", e.StderrLines(), canary)...)
+			Expect(leaks).To(BeEmpty(), "the storage fixture's canary %q: want it nowhere the server writes, got %s", fixture.StorageCanary, strings.Join(firstFew(leaks, 8), "; "))
+			if e.Transport != "spawn" {
+				noteEntry("the suite reaches the server over a socket: its stderr is not visible, only errors and messages were searched")
+			}
 		})
 }

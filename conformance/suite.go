@@ -51,6 +51,9 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 		if s.discovery != nil {
 			Skip(notVerified + "the engine could not be reached: " + s.discovery.Error())
 		}
+		if fixture && s.cfg.profile() == ProfileCore {
+			Skip("not selected: the core profile checks no fixture requirement")
+		}
 		s.gate(ids)
 		DeferCleanup(func() {
 			if CurrentSpecReport().Failed() {
@@ -76,7 +79,7 @@ func (s *suite) gate(ids []string) {
 }
 
 func (s *suite) facts() catalog.Facts {
-	return catalog.Facts{Manifest: s.env.Manifest, Transport: s.env.Transport, Sent: s.env.Sent}
+	return catalog.Facts{Manifest: s.env.Manifest, Transport: s.env.Transport, Sent: s.env.Sent, TapModifiersPresent: s.env.tapModifiersPresent}
 }
 
 // applies reports whether requirement id applies (for specs that check
@@ -99,13 +102,12 @@ func (s *suite) register() {
 			s.env = env
 			dctx, cancel := context.WithTimeout(ctx, s.cfg.specTimeout())
 			defer cancel()
-			c, _, err := env.Open(dctx, "worker")
+			m, err := env.discover(dctx)
 			if err != nil {
 				s.discovery = err
 				return
 			}
-			env.Manifest = c.Manifest()
-			_ = c.Close(5 * time.Second)
+			env.Manifest = m
 		}, NodeTimeout(s.cfg.specTimeout()+10*time.Second))
 		AfterAll(func() {
 			if s.env != nil {

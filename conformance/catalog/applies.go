@@ -13,6 +13,9 @@ type Facts struct {
 	Manifest wire.Manifest
 	// Transport is how the suite reaches the server: "spawn" or "socket".
 	Transport string
+	// TapModifiersPresent: the manifest carries a tapModifiers member (true
+	// or not), which a decoded Manifest cannot show when it is not true.
+	TapModifiersPresent bool
 	// Sent reports whether the server has sent a message during the run:
 	// "attempt/resolveSecret", or "attempt/resolveSecret with derivation".
 	Sent func(what string) bool
@@ -45,6 +48,9 @@ func (r Requirement) Parts(f Facts) map[string]bool {
 }
 
 func splitConj(expr string) []string {
+	if strings.HasPrefix(expr, "when it sends ") {
+		return []string{expr} // "… with derivation" is one condition
+	}
 	expr = strings.ReplaceAll(expr, ", with ", ", ")
 	expr = strings.ReplaceAll(expr, " with ", ", ")
 	parts := strings.Split(expr, ", ")
@@ -127,7 +133,7 @@ func atom(a string, f Facts) (bool, string) {
 	case a == "tapModifiers present":
 		// A decoded manifest cannot tell false from absent; false is
 		// written as absent by describeEngine (§3.5).
-		if m.TapModifiers {
+		if m.TapModifiers || f.TapModifiersPresent {
 			return true, ""
 		}
 		return false, "the manifest has no tapModifiers"

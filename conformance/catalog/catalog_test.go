@@ -46,6 +46,10 @@ func TestEveryAppliesWhenParses(t *testing.T) {
 func TestApplies(t *testing.T) {
 	m := wire.Manifest{Methods: []string{wire.MethodObserve, wire.MethodPerform, wire.MethodOpen, wire.MethodRestart}, Actions: []string{"tap", "fill"}}
 	f := Facts{Manifest: m, Transport: "spawn", Sent: func(w string) bool { return w == "attempt/resolveSecret" }}
+	withDerivation := Facts{Manifest: m, Transport: "spawn", Sent: func(w string) bool { return true }}
+	if r, _ := Lookup("S2C-005"); !func() bool { ok, _ := r.Applies(withDerivation); return ok }() {
+		t.Error("S2C-005 does not apply once the server sent resolveSecret with derivation")
+	}
 	cases := map[string]bool{
 		"WIRE-001": true,  // always
 		"CLI-001":  false, // toolkit

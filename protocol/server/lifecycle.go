@@ -149,19 +149,21 @@ func (r *request) endAttempt(raw []byte) {
 		}
 		return nil, ender.EndAttempt(ctx, Cleanup{TimeoutMs: p.TimeoutMs, Attempt: a})
 	}, func(answer func()) {
-		// Write the response and close the attempt atomically with respect
-		// to its notifications (§4.6, §6.7).
+		// Close the attempt and write the response atomically with respect
+		// to its notifications (§4.6, §6.7). The bookkeeping comes first, so
+		// that a startAttempt the client sends as soon as it reads the
+		// response never finds this attempt still open.
 		a.mu.Lock()
-		answer()
 		a.ended = true
-		a.mu.Unlock()
-		a.cancel(ErrAttemptEnded)
-		c.signals.forgetScoped()
 		c.mu.Lock()
 		if c.attempt == a {
 			c.attempt, c.attemptSig = nil, nil
 		}
 		c.mu.Unlock()
+		c.signals.forgetScoped()
+		answer()
+		a.mu.Unlock()
+		a.cancel(ErrAttemptEnded)
 		c.signals.release(sig)
 	})
 }

@@ -1,0 +1,467 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Helpers of the signal, transport, manifest, server-to-client and some
+// lifecycle specs: a raw session that keeps several requests in flight and
+// times their answers, the slow page, and the counter screen.
+
+// The fixture screens these specs use. The fixture contract
+// (conformance/fixture) is not final: these constants are the one place to
+// align with it.
+const (
+	// counterPath is the counter screen's path on the fixture server,
+	// counterMarker the marker it shows once staged.
+	counterPath   = "/counter"
+	counterMarker = "e2e-fixture:counter"
+	// counterTapName is the name of the counter screen's button (role
+	// button) that counts taps.
+	counterTapName = "Tap"
+	// slowPath is the navigation fixture's slow page. The suite's fixture
+	// server answers the path /slow after 5 s, and an engine that stages
+	// screens in memory treats the path /slow as its slow page. The query
+	// is ignored by both; it makes an engine that simulates page loads by
+	// a delay parameter (the example engine) treat the page as slow too.
+	slowPath = "/slow?delay=5000"
+	// secretPath is the page the S2C specs open to provoke an
+	// attempt/resolveSecret: the form screen, whose password input
+	// (passwordTestID, or role textbox named passwordName) they fill with
+	// secretFill. The value is the saboteur's convention (its
+	// DerivedSecretPrefix: resolve the secret name with a derivation and
+	// fill its plaintext); another engine asks for secrets its own way.
+	secretPath     = "/form"
+	passwordTestID = "password-input"
+	passwordName   = "Password"
+	secretFill     = "derived-secret:e2e-conform-login"
+	// probeMethod is a method outside §1.7, which every server answers
+	// -32601 at once, whatever is in flight (WIRE-009, WIRE-011).
+	probeMethod = "e2e-conform/probe"
+)
+
+// counterTap returns the counter screen's button that counts taps.
+func counterTap(snap *wire.EngineSnapshot) *wire.SemanticNode {
+	var found *wire.SemanticNode
+	snap.Root.Walk(func(n *wire.SemanticNode) bool {
+		if n.Role != nil && *n.Role == "button" && n.Name != nil && *n.Name == counterTapName {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// screenText is what a screen shows: every node's name, text and value in
+// document order. The counter is unchanged when this is (until the fixture
+// contract names the node that shows the count, the whole screen is
+// compared: a tap that was never performed changes nothing on it).
+func screenText(snap *wire.EngineSnapshot) string {
+	var b strings.Builder
+	snap.Root.Walk(func(n *wire.SemanticNode) bool {
+		for _, p := range []*string{n.Name, n.Text, n.Value} {
+			if p != nil {
+				b.WriteString(*p)
+			}
+			b.WriteByte('|')
+		}
+		b.WriteByte('\n')
+		return true
+	})
+	return b.String()
+}
+
+// Abort reasons the specs send (§7.2): error objects encoded like a failed
+// method's error. Each message is unique in the run, so an echo is not a
+// coincidence.
+func reasonE2E(tag string, retryable bool) string {
+	return fmt.Sprintf(`{"code":-32000,"message":"e2e-conform: test timed out after 120000 ms (%s)","data":{"type":"e2e","category":"test","code":"TEST_TIMEOUT","retryable":%v}}`, tag, retryable)
+}
+
+func reasonEngine(tag, code string, retryable bool) string {
+	return fmt.Sprintf(`{"code":-32000,"message":"e2e-conform: aborted by the suite (%s)","data":{"type":"engine","code":%q,"retryable":%v}}`, tag, code, retryable)
+}
+
+// reply is a response and when the suite read it.
+type reply struct {
+	f  *Frame
+	at time.Time
+}
+
+// serverMsg is a request or notification the server sent, with what the
+// suite had open when it read it.
+type serverMsg struct {
+	f       *Frame
+	open    string // the attempt open for the window checks ("" none)
+	screens bool   // whether that attempt was started with screens: true
+}
+
+// session is a raw connection (handshake done) on which the suite keeps
+// several requests in flight: it mints request ids, files every response
+// by id with the time it was read, keeps the server's requests and
+// notifications in arrival order with the attempt then open, and answers
+// attempt/resolveSecret like a client unless told to hold it.
+type session struct {
+	e       *Env
+	r       *Raw
+	n       int
+	replies map[string]reply
+	sent    map[string]string // requests not yet answered: id -> method
+	stray   []string          // responses matching no pending request
+	garbage []string          // frames whose content is not JSON
+	msgs    []serverMsg
+	held    []*Frame // server requests kept unanswered while hold is set
+	hold    bool
+	inited  bool
+	// The attempt open for the window checks of S2C-001: from the moment
+	// the suite writes its startAttempt until it reads the endAttempt
+	// response.
+	open    string
+	screens bool
+	endID   string
+	// startSig is the signal id of the last startAttempt ("" when not
+	// sent), an attempt-scoped id.
+	startSig string
+	op       client.Op
+}
+
+// session opens a raw connection, runs the handshake and returns it as a
+// session; it is closed when the spec ends.
+func (e *Env) session(ctx context.Context) *session {
+	return &session{e: e, r: e.initialized(ctx), replies: map[string]reply{}, sent: map[string]string{}}
+}
+
+// id mints the next request id (Initialize used 0). The specs use it as
+// the signal id of the same request too, so signals never share by
+// accident.
+func (s *session) id() string {
+	s.n++
+	return strconv.Itoa(s.n)
+}
+
+// write sends request id and returns the time the write finished.
+func (s *session) write(id, method, params string) time.Time {
+	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
+	if params != "" {
+		msg += `,"params":` + params
+	}
+	s.sent[id] = method
+	Expect(s.r.Send(msg+"}")).To(Succeed(), "writing %s", method)
+	return time.Now()
+}
+
+// next reads one frame and files it.
+func (s *session) next(ctx context.Context) (*Frame, error) {
+	f, err := s.r.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.take(f)
+	return f, nil
+}
+
+func (s *session) take(f *Frame) {
+	now := time.Now()
+	switch {
+	case f.Msg == nil: // not JSON (Raw recorded the violation)
+		s.garbage = append(s.garbage, clip(string(f.Content)))
+	case f.IsResponse():
+		id := f.ID()
+		method, ok := s.sent[id]
+		if !ok {
+			s.stray = append(s.stray, clip(string(f.Content)))
+			return
+		}
+		delete(s.sent, id)
+		s.replies[id] = reply{f, now}
+		if f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodShutdown) {
+			s.e.checkResult(method, f.Result())
+		}
+		if id == s.endID {
+			s.open, s.endID = "", ""
+		}
+	default:
+		s.msgs = append(s.msgs, serverMsg{f: f, open: s.open, screens: s.screens})
+		if _, isRequest := f.Msg["id"]; isRequest {
+			if s.hold && f.Method() == wire.MethodResolveSecret {
+				s.held = append(s.held, f)
+				return
+			}
+			s.answer(f)
+		}
+	}
+}
+
+// answer answers a server request as the client does: a resolveSecret
+// with a canary value (registered as a secret, ERR-007), anything else
+// -32601.
+func (s *session) answer(f *Frame) {
+	if f.Method() != wire.MethodResolveSecret {
+		s.respond(f, "", `{"code":-32601,"message":"e2e-conform answers no `+f.Method()+` request"}`)
+		return
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(f.Msg["params"], &p)
+	v := "s3cr3t-canary-" + p.Name
+	s.e.Secret(v)
+	b, _ := json.Marshal(v)
+	s.respond(f, `{"value":`+string(b)+`}`, "")
+}
+
+// respond answers server request f with a result or an error object.
+func (s *session) respond(f *Frame, result, errObj string) {
+	msg := `{"jsonrpc":"2.0","id":` + string(f.Msg["id"])
+	if errObj != "" {
+		msg += `,"error":` + errObj + `}`
+	} else {
+		msg += `,"result":` + result + `}`
+	}
+	_ = s.r.Send(msg)
+}
+
+// await reads until the response to id has arrived, for at most d (0: the
+// spec's budget).
+func (s *session) await(ctx context.Context, id string, d time.Duration) (reply, error) {
+	if d != 0 {
+		if d < time.Millisecond {
+			d = time.Millisecond
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	for {
+		if rep, ok := s.replies[id]; ok {
+			return rep, nil
+		}
+		if _, err := s.next(ctx); err != nil {
+			return reply{}, err
+		}
+	}
+}
+
+// answered reports whether the response to id has been read.
+func (s *session) answered(id string) bool { _, ok := s.replies[id]; return ok }
+
+// call sends a request and waits for its response.
+func (s *session) call(ctx context.Context, id, method, params string) *Frame {
+	s.write(id, method, params)
+	rep, err := s.await(ctx, id, 0)
+	Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
+	return rep.f
+}
+
+// probe sends a request for an unknown method and expects -32601.
+func (s *session) probe(ctx context.Context, what string) {
+	f := s.call(ctx, s.id(), probeMethod, "")
+	expectCode(f, wire.CodeMethodNotFound, "a request for an unknown method "+what)
+}
+
+// answeredWithin waits for the response to id and checks that the suite
+// read it within bound of t, the moment it finished writing what must make
+// the server answer (a response read before t passes). It waits a second
+// longer than bound, to tell a late answer from none.
+func (s *session) answeredWithin(ctx context.Context, id string, t time.Time, bound time.Duration, what string) *Frame {
+	rep, err := s.await(ctx, id, time.Until(t.Add(bound+time.Second)))
+	if err != nil {
+		failf("%s: want an answer within %d ms, got none within %d ms (%v)", what, bound.Milliseconds(), (bound + time.Second).Milliseconds(), err)
+	}
+	took := rep.at.Sub(t)
+	Expect(took).To(BeNumerically("<", bound), "%s: want an answer within %d ms, got one after %d ms", what, bound.Milliseconds(), took.Milliseconds())
+	return rep.f
+}
+
+// operation is an Operation with signal sig inside the session's attempt.
+func (s *session) operation(sig string, timeoutMs int) string {
+	return fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d,"runId":%q,"attemptId":%q,"origin":"test"}`,
+		sig, timeoutMs, orDefault(s.op.RunID, "run-x"), orDefault(s.op.AttemptID, "attempt-x"))
+}
+
+// init sends lifecycle/init and returns its response.
+func (s *session) init(ctx context.Context) *Frame {
+	id := s.id()
+	return s.call(ctx, id, wire.MethodInit, s.initParams(id))
+}
+
+// initParams are lifecycle/init params with signal sig.
+func (s *session) initParams(sig string) string {
+	if s.op.RunID == "" {
+		s.op.RunID = s.e.nextID("run")
+	}
+	s.inited = true
+	return fmt.Sprintf(`{"runId":%q,"targetName":"conformance","projectRoot":%q,"app":{},"env":{},"headed":false,"workerSlot":0,"signal":{"id":%s}}`,
+		s.op.RunID, s.e.Artifacts, sig)
+}
+
+// startParams begins a new attempt: it returns lifecycle/startAttempt
+// params with signal sig and opens the attempt for the window checks (the
+// caller writes them next).
+func (s *session) startParams(screens bool, sig string) string {
+	if s.op.RunID == "" {
+		s.op.RunID = s.e.nextID("run")
+	}
+	attempt := s.e.nextID("attempt")
+	dir, err := os.MkdirTemp(s.e.Artifacts, attempt+"-")
+	Expect(err).NotTo(HaveOccurred())
+	s.open, s.screens, s.op.AttemptID = attempt, screens, attempt
+	s.startSig = sig
+	return fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":%v}`, attempt, dir, sig, screens)
+}
+
+// attempt runs lifecycle/init (once per session) and lifecycle/startAttempt,
+// those listed, each expected to answer null, and returns the operation
+// identity of the attempt. The attempt is open for the window checks from
+// the moment startAttempt is written.
+func (s *session) attempt(ctx context.Context, screens bool) client.Op {
+	if s.e.Manifest.Lists(wire.MethodInit) && !s.inited {
+		Expect(string(expectResult(s.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
+	}
+	id := s.id()
+	params := s.startParams(screens, id)
+	if s.e.Manifest.Lists(wire.MethodStartAttempt) {
+		expectResult(s.call(ctx, id, wire.MethodStartAttempt, params), "lifecycle/startAttempt")
+	} else {
+		s.startSig = ""
+	}
+	return s.op
+}
+
+// endAttempt sends lifecycle/endAttempt when listed; reading its response
+// closes the attempt for the window checks.
+func (s *session) endAttempt(ctx context.Context) {
+	if !s.e.Manifest.Lists(wire.MethodEndAttempt) {
+		return
+	}
+	id := s.id()
+	s.endID = id
+	expectResult(s.call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`), "lifecycle/endAttempt")
+}
+
+// openSlow writes session/open of the slow page (request id, signal sig),
+// then a request for an unknown method, and reads until one of them is
+// answered, for at most abortBound. It returns when session/open was
+// written and whether it is in flight: the probe was answered first, or
+// neither was within abortBound (a server that reads nothing while the
+// open runs; WIRE-011 is its own requirement). An engine that answers the
+// open first does not treat the slow page as slow, and the spec calling it
+// cannot verify anything.
+func (s *session) openSlow(ctx context.Context, id, sig string, timeoutMs int) (time.Time, bool) {
+	t := s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+slowPath, sig, timeoutMs))
+	probe := s.id()
+	s.write(probe, probeMethod, "")
+	wctx, cancel := context.WithTimeout(ctx, abortBound)
+	defer cancel()
+	for !s.answered(id) && !s.answered(probe) {
+		if _, err := s.next(wctx); err != nil {
+			Expect(ctx.Err()).NotTo(HaveOccurred(), "the spec's budget ran out")
+			Expect(s.r.endErr()).To(BeNil(), "the connection ended while session/open of the slow page was in flight")
+			break
+		}
+	}
+	if rep, ok := s.replies[probe]; ok {
+		expectCode(rep.f, wire.CodeMethodNotFound, "a request for an unknown method while session/open of the slow page is in flight")
+	}
+	return t, !s.answered(id)
+}
+
+func (s *session) openParams(url, sig string, timeoutMs int) string {
+	return fmt.Sprintf(`{"url":%q,"operation":%s}`, url, s.operation(sig, timeoutMs))
+}
+
+// abort writes $/abort for sig, with reason when not "", and returns the
+// time the write finished.
+func (s *session) abort(sig, reason string) time.Time {
+	p := `{"id":` + sig
+	if reason != "" {
+		p += `,"reason":` + reason
+	}
+	Expect(s.r.Notify(wire.MethodAbort, p+"}")).To(Succeed(), "writing $/abort")
+	return time.Now()
+}
+
+// noStray checks that no response arrived for a request the suite did not
+// have pending (an answer to a notification, a second answer).
+func (s *session) noStray(what string) {
+	Expect(s.stray).To(BeEmpty(), "%s: want no response but to the suite's pending requests, got %s", what, strings.Join(s.stray, "; "))
+}
+
+// fillSecret fills the password field of the form screen, found in the
+// observation answered to request observeID, with secretFill (sensitive),
+// when engine/perform lists fill; it returns the fill request's id and
+// whether it sent one.
+func (s *session) fillSecret(observeID string) (string, bool) {
+	rep, ok := s.replies[observeID]
+	if !ok || rep.f.Error() != nil || !s.e.Manifest.Lists(wire.MethodPerform) || !s.e.Manifest.HasAction("fill") {
+		return "", false
+	}
+	snap, err := wire.DecodeSnapshot(rep.f.Result())
+	if err != nil {
+		return "", false
+	}
+	var field *wire.SemanticNode
+	snap.Root.Walk(func(n *wire.SemanticNode) bool {
+		if (n.TestID != nil && *n.TestID == passwordTestID) || (n.Role != nil && *n.Role == "textbox" && n.Name != nil && *n.Name == passwordName) {
+			field = n
+			return false
+		}
+		return true
+	})
+	if field == nil {
+		return "", false
+	}
+	ref, _ := json.Marshal(field.Ref)
+	id := s.id()
+	s.write(id, wire.MethodPerform, fmt.Sprintf(`{"ref":%s,"action":{"kind":"fill","value":%q,"sensitive":true},"operation":%s}`, ref, secretFill, s.operation(id, 30000)))
+	return id, true
+}
+
+// skipNotVerified skips the running spec as not verified.
+func skipNotVerified(reason string) { Skip(notVerified + reason) }
+
+// endErr is why r stopped reading: io.EOF when the server closed cleanly,
+// a framing error otherwise, nil while it reads.
+func (r *Raw) endErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// sameError reports how error object got differs from the reason object
+// want (code, message and data equal as JSON), "" when it does not.
+func sameError(got *wire.ErrorObject, want string) string {
+	var w wire.ErrorObject
+	_ = json.Unmarshal([]byte(want), &w)
+	if got.Code != w.Code || got.Message != w.Message {
+		return fmt.Sprintf("want %d %q, got %d %q", w.Code, w.Message, got.Code, got.Message)
+	}
+	var gd, wd any
+	_ = json.Unmarshal(got.Data, &gd)
+	_ = json.Unmarshal(w.Data, &wd)
+	gj, _ := json.Marshal(gd)
+	wj, _ := json.Marshal(wd)
+	if string(gj) != string(wj) {
+		return fmt.Sprintf("want data %s, got %s", wj, gj)
+	}
+	return ""
+}
+
+// retryable reports whether an error object says retryable: true.
+func retryable(eo *wire.ErrorObject) bool {
+	d := dataOf(eo)
+	return d.Retryable != nil && *d.Retryable
+}
