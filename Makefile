@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix
 
 all: build
 
@@ -29,7 +29,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 unit:
-	$(GO) test -race -count=1 -timeout 10m $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 fuzz-smoke:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -44,6 +44,10 @@ fuzz:
 # test: every test — vet and gofmt, unit and end-to-end tests with the race
 # detector, then each fuzz target briefly.
 test: vet unit fuzz-smoke
+
+# kill-matrix: rerun the kill matrix and rewrite docs/kill-matrix.md.
+kill-matrix:
+	$(GO) test -count=1 -timeout 20m -run TestKillMatrix ./conformance/ -args -update-kill-matrix
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...

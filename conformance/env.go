@@ -376,6 +376,11 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 // Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on
 // c and returns the operation identity to use inside the attempt.
 func (e *Env) Attempt(ctx context.Context, c *client.Conn) (client.Op, error) {
+	return e.attemptWith(ctx, c, false)
+}
+
+// attemptWith is Attempt with the startAttempt's screens flag.
+func (e *Env) attemptWith(ctx context.Context, c *client.Conn, screens bool) (client.Op, error) {
 	run := e.nextID("run")
 	if e.Manifest.Lists(wire.MethodInit) {
 		if err := c.Init(ctx, wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
@@ -388,7 +393,7 @@ func (e *Env) Attempt(ctx context.Context, c *client.Conn) (client.Op, error) {
 	if err != nil {
 		return client.Op{}, err
 	}
-	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: attempt, ArtifactsDir: dir}); err != nil {
+	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: attempt, ArtifactsDir: dir, Screens: screens}); err != nil {
 		return client.Op{}, fmt.Errorf("lifecycle/startAttempt: %w", err)
 	}
 	return client.Op{RunID: run, AttemptID: attempt}, nil

@@ -79,15 +79,22 @@ func lifecycleSpecs(s *suite) {
 	s.spec("the server sends no request or notification before initialized",
 		[]string{"LIFE-005"}, func(ctx context.Context, e *Env) {
 			r := e.raw(ctx)
-			f, err := r.Call(ctx, "0", "initialize", InitializeParams("worker"))
-			Expect(err).NotTo(HaveOccurred())
-			expectResult(f, "initialize")
-			if e.Manifest.Lists(wire.MethodInit) {
-				_, err := r.Call(ctx, "1", wire.MethodInit, initParams(e, "9001"))
-				Expect(err).NotTo(HaveOccurred(), "a message other than the init response arrived before initialized")
+			// Every frame up to the answers of the requests below must be a
+			// response: Next, not Call, which would pass over notifications.
+			next := func(id string) {
+				f, err := r.Next(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(f.IsResponse()).To(BeTrue(), "the server sent %s before initialized", f.Method())
+				Expect(f.ID()).To(Equal(id))
 			}
-			f, err = r.Call(ctx, "2", "foo/bar", `{}`)
-			Expect(err).NotTo(HaveOccurred(), "a message other than a response arrived before initialized")
+			Expect(r.Send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":` + InitializeParams("worker") + `}`)).To(Succeed())
+			next("0")
+			if e.Manifest.Lists(wire.MethodInit) {
+				Expect(r.Send(`{"jsonrpc":"2.0","id":1,"method":"lifecycle/init","params":` + initParams(e, "9001") + `}`)).To(Succeed())
+				next("1")
+			}
+			Expect(r.Send(`{"jsonrpc":"2.0","id":2,"method":"foo/bar","params":{}}`)).To(Succeed())
+			next("2")
 		})
 
 	s.spec("shutdown gets null; every later request, shutdown included, gets -32600",
@@ -147,7 +154,7 @@ func lifecycleSpecs(s *suite) {
 		[]string{"LIFE-011"}, func(ctx context.Context, e *Env) {
 			for _, screens := range []bool{true, false} {
 				c, _ := e.open(ctx)
-				op, err := e.Attempt(ctx, c)
+				op, err := e.attemptWith(ctx, c, screens)
 				Expect(err).NotTo(HaveOccurred(), "startAttempt with screens %v", screens)
 				if e.Manifest.Lists(wire.MethodObserve) {
 					_, err := c.Observe(ctx, op, nil)
