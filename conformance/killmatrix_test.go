@@ -3,8 +3,8 @@ package conformance_test
 import (
 	"bufio"
 	"flag"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
