@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -68,8 +69,11 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	}
 	s := MustLoad()
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if s.ValidateResult("engine/observe", raw) != nil || hasDuplicateKeys(raw) {
-			return // duplicate member names are degenerate JSON the two read differently
+		if s.ValidateResult("engine/observe", raw) != nil || hasDuplicateKeys(raw) || hasCaseVariantKeys(raw) {
+			// Duplicate member names, and names that differ from a known one
+			// only by case, are degenerate JSON the two read differently:
+			// DecodeSnapshot refuses the latter on purpose (wire/check.go).
+			return
 		}
 		if _, err := wire.DecodeSnapshot(raw); err != nil {
 			t.Fatalf("schema-valid snapshot refused: %v\n%s", err, raw)
@@ -128,6 +132,29 @@ func hasDuplicateKeys(raw []byte) bool {
 		default:
 			if f := top(); f != nil && f.obj {
 				f.key = true
+			}
+		}
+	}
+}
+
+// hasCaseVariantKeys reports whether raw has a member name that differs from
+// a snapshot member name only by case.
+func hasCaseVariantKeys(raw []byte) bool {
+	known := strings.Fields(`root viewport pixels location truncated treeUnavailable maskedRegionCount
+		ref id revision role name text value selection testId inputPurpose states level attributes rect
+		selector framePath children x y width height data mediaType scale
+		checked disabled selected expanded pressed focused hidden secure`)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if s, ok := tok.(string); ok {
+			for _, k := range known {
+				if s != k && strings.EqualFold(s, k) {
+					return true
+				}
 			}
 		}
 	}

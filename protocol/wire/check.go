@@ -205,6 +205,27 @@ func (c nullCtx) member(key string) (nullCtx, bool) {
 	return ctxUnknown, false
 }
 
+// knownMember holds the member names of a snapshot's objects.
+var knownMember = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Fields(`root viewport pixels location truncated treeUnavailable maskedRegionCount
+		ref id revision role name text value selection testId inputPurpose states level attributes rect
+		selector framePath children x y width height data mediaType scale
+		checked disabled selected expanded pressed focused hidden secure`) {
+		m[k] = true
+	}
+	return m
+}()
+
+func knownFold(key string) bool {
+	for k := range knownMember {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
 type nullScanner struct {
 	b []byte
 	i int
@@ -267,6 +288,11 @@ func (s *nullScanner) value(c nullCtx) error {
 			s.skipSpace()
 			s.i++ // ':'
 			s.skipSpace()
+			if c != ctxUnknown && c != ctxStrings && !knownMember[key] && knownFold(key) {
+				// encoding/json matches member names without regard to case,
+				// so it would read this one as a known member: refuse it.
+				return &DecodeError{Msg: fmt.Sprintf("member %q differs from a known member only by case", key)}
+			}
 			inner := ctxUnknown
 			if c != ctxUnknown {
 				if m, known := c.member(key); known {
