@@ -87,13 +87,6 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// within bounds ctx by d from now.
-func within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}
-
-var _ = By
-
 // stage opens the fixture screen at path (a path on the suite's fixture
 // server, e.g. "/counter") inside the attempt op of c, and returns the
 // first observation that shows marker (a node whose name or text contains

@@ -3,7 +3,6 @@ package conformance
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -140,5 +139,3 @@ func List(cfg Config) ([]Listing, error) {
 	}
 	return out, nil
 }
-
-var _ io.Writer

@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -212,5 +211,3 @@ func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
 		return
 	}
 }
-
-var _ = client.Op{}

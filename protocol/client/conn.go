@@ -413,11 +413,8 @@ func (c *Conn) outcome(method string, err error, raw json.RawMessage, result any
 		if je.Data != nil {
 			eo.Data = *je.Data
 		}
-		if verr := c.schemas.ValidateType("ErrorObject", mustJSON(eo)); verr != nil && je.Code == wire.CodeEngineError {
-			// -32000 with unusable data is classified by Decode as
-			// infrastructure ENGINE_FAILURE; nothing more to do here.
-			c.note(fmt.Sprintf("%s error does not match the schema: %v", method, verr))
-		}
+		// Decode classifies what it cannot read (a -32000 with unusable
+		// data becomes infrastructure ENGINE_FAILURE): no schema run here.
 		if je.Code == wire.CodeMethodNotFound && c.manifest.Lists(method) {
 			return engineerr.Infrastructure("server does not answer %s although its manifest lists it", method)
 		}
@@ -478,11 +475,6 @@ func (c *Conn) malformed(method string, err error) error {
 	c.note(fmt.Sprintf("malformed %s result: %v", method, err))
 	go c.abandon()
 	return engineerr.Infrastructure("malformed %s result: %v", method, err)
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
 
 func clip(b []byte) string {
