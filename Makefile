@@ -17,18 +17,35 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix browser
+
+# Debian packages the reference web engine needs: Chromium (headless) and
+# ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
+# through sudo).
+APT_PKGS := chromium ffmpeg
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/... ./fixtures/...
 
+# browser: install Chromium and ffmpeg when they are missing.
+browser:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing with apt"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
+	fi
+	@chromium --version; ffmpeg -version | head -1
+
 vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-unit:
+unit: browser
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 fuzz-smoke:
@@ -43,7 +60,7 @@ fuzz:
 
 # test: every test — vet and gofmt, unit and end-to-end tests with the race
 # detector, then each fuzz target briefly.
-test: vet unit fuzz-smoke
+test: browser vet unit fuzz-smoke
 
 # kill-matrix: rerun the kill matrix and rewrite docs/kill-matrix.md.
 kill-matrix:
@@ -52,13 +69,13 @@ kill-matrix:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
 
-# conform: builds everything and runs the conformance suite against the
-# example engine (the reference web engine replaces it when it lands),
+# conform: builds everything, installs Chromium and ffmpeg when missing, and
+# runs the conformance suite's full profile against the reference web engine,
 # writing out/report.json, out/junit.xml and out/summary.txt.
-conform: build
+conform: browser build
 	@mkdir -p out
-	$(BIN)/engine-smoke --spawn "$(BIN)/example-engine" > out/smoke.txt
-	$(BIN)/e2e-conform --spawn "$(BIN)/example-engine" --json out/report.json --junit out/junit.xml | tee out/summary.txt; exit $${PIPESTATUS[0]}
+	$(BIN)/engine-smoke --spawn "$(BIN)/e2e-web-engine" > out/smoke.txt
+	$(BIN)/e2e-conform --profile full --spawn "$(BIN)/e2e-web-engine" --json out/report.json --junit out/junit.xml | tee out/summary.txt; exit $${PIPESTATUS[0]}
 
 clean:
 	rm -rf $(BIN) out

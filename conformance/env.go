@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/e2e-conform/toolkit/fixtures/web"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/schema"
@@ -108,29 +109,15 @@ func (e *Env) close() {
 	os.RemoveAll(e.Artifacts)
 }
 
-// startFixtures serves the fixture paths on the loopback interface. A
-// staged screen is recognised by its marker; the pages themselves (HTML for
-// real browsers) are the web engine's to provide, so this server answers
-// every path with a minimal page naming it, and /slow after 5 s (spec §11,
-// navigation fixture).
+// startFixtures serves the fixture screens (package fixtures/web: every
+// screen of conformance/fixture as an HTML page, /slow after
+// fixture.SlowDelay) on the loopback interface (spec §11).
 func (e *Env) startFixtures() error {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/slow" {
-			select {
-			case <-time.After(5 * time.Second):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, "<!doctype html><title>e2e-fixture%s</title><p>e2e-fixture:%s</p>", r.URL.Path, strings.TrimPrefix(r.URL.Path, "/"))
-	})
-	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	e.srv = &http.Server{Handler: web.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	e.FixtureURL = "http://" + l.Addr().String()
 	go e.srv.Serve(l)
 	return nil

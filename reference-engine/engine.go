@@ -1,51 +1,269 @@
 package webengine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
 
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/server"
 	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+	"github.com/e2e-conform/toolkit/reference-engine/media"
 )
 
-// Options configure the engine; initializationOptions override them per
-// connection.
+// Name and Version are the engine's manifest name and version.
+const (
+	Name    = "e2e-web-engine"
+	Version = "0.1.0"
+)
+
+// Defaults of the options.
+const (
+	DefaultChromium        = "/usr/bin/chromium"
+	DefaultWidth           = 1280
+	DefaultHeight          = 720
+	DefaultTestIDAttribute = "data-testid"
+)
+
+// Options configure the engine. A connection's initializationOptions
+// (InitOptions) override them.
 type Options struct {
 	// ExecutablePath is Chromium's binary; "" means $E2E_CHROMIUM, else
 	// /usr/bin/chromium.
 	ExecutablePath string
 	// Headed shows the browser window.
 	Headed bool
+	// Width and Height are the viewport in CSS pixels (0: 1280x720).
+	Width, Height int
+	// TestIDAttribute is the attribute read as testId ("": data-testid).
+	TestIDAttribute string
 	// FFmpegPath is ffmpeg's binary; "" looks it up in $PATH. Without
-	// ffmpeg the engine leaves video out of its manifest.
+	// ffmpeg the engine leaves video out of its manifest and says so once
+	// on its logger.
 	FFmpegPath string
+	// NoVideo leaves video out even when ffmpeg is there.
+	NoVideo bool
 	// Logger receives operator diagnostics; nil discards them.
 	Logger *slog.Logger
 }
 
-// Engine is one connection's web engine.
-type Engine struct {
-	opts Options
+// InitOptions is the JSON shape of initializationOptions this engine reads;
+// unknown members are ignored (they may be meant for another engine).
+type InitOptions struct {
+	ExecutablePath string `json:"executablePath,omitempty"`
+	Headed         *bool  `json:"headed,omitempty"`
+	Viewport       *struct {
+		Width  int `json:"width"`
+		Height int `json:"height"`
+	} `json:"viewport,omitempty"`
+	TestIDAttribute string `json:"testIdAttribute,omitempty"`
 }
 
-// Info returns the engine's static manifest members.
+// withDefaults fills unset options.
+func (o Options) withDefaults() Options {
+	if o.ExecutablePath == "" {
+		o.ExecutablePath = os.Getenv("E2E_CHROMIUM")
+	}
+	if o.ExecutablePath == "" {
+		o.ExecutablePath = DefaultChromium
+	}
+	if o.Width <= 0 || o.Height <= 0 {
+		o.Width, o.Height = DefaultWidth, DefaultHeight
+	}
+	if o.TestIDAttribute == "" {
+		o.TestIDAttribute = DefaultTestIDAttribute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+// apply overrides o with initializationOptions (nil: none).
+func (o Options) apply(raw []byte) (Options, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return o, nil
+	}
+	var io InitOptions
+	if err := json.Unmarshal(raw, &io); err != nil {
+		return o, engineerr.InvalidConfig("initializationOptions: %v", err)
+	}
+	if io.ExecutablePath != "" {
+		o.ExecutablePath = io.ExecutablePath
+	}
+	if io.Headed != nil {
+		o.Headed = *io.Headed
+	}
+	if v := io.Viewport; v != nil {
+		if v.Width < 1 || v.Height < 1 || v.Width > 10000 || v.Height > 10000 {
+			return o, engineerr.InvalidConfig("initializationOptions/viewport: %dx%d is not a viewport size (1..10000 each)", v.Width, v.Height)
+		}
+		o.Width, o.Height = v.Width, v.Height
+	}
+	if io.TestIDAttribute != "" {
+		o.TestIDAttribute = io.TestIDAttribute
+	}
+	return o, nil
+}
+
+// Engine is one connection's web engine: one Chromium (started by
+// lifecycle/init or the first operation, stopped by lifecycle/dispose) and
+// one browser context per attempt. Its methods implement every capability
+// interface of package server except video, which VideoEngine adds.
+type Engine struct {
+	opts   Options
+	log    *slog.Logger
+	ffmpeg string // "" without video
+
+	ids atomic.Int64 // the last node id handed out (n<k>)
+
+	mu      sync.Mutex
+	br      *browser
+	sess    *session
+	envSent map[string]bool // attempt ids whose environment was sent
+}
+
+// VideoEngine is an Engine that also records video (ffmpeg is there).
+type VideoEngine struct{ *Engine }
+
+// New returns an engine for opts (defaults filled in). It starts nothing:
+// Chromium starts at lifecycle/init or the first operation that needs it.
+func New(opts Options) server.Engine {
+	e := newEngine(opts.withDefaults())
+	if e.ffmpeg != "" {
+		return VideoEngine{e}
+	}
+	return e
+}
+
+func newEngine(opts Options) *Engine {
+	e := &Engine{opts: opts, log: opts.Logger, envSent: map[string]bool{}}
+	if !opts.NoVideo {
+		p, err := media.FindFFmpeg(opts.FFmpegPath)
+		if err != nil {
+			e.log.Warn("video recording is not available: artifacts/startVideo and stopVideo are left out of the manifest", "reason", err)
+		} else {
+			e.ffmpeg = p
+		}
+	}
+	return e
+}
+
+// Info returns the manifest members: every locator and pointer action kind
+// and tap modifiers.
 func (e *Engine) Info() server.Info {
-	return server.Info{Name: "e2e-web-engine", Version: "0.1.0", Platform: "web"}
+	return server.Info{
+		Name: Name, Version: Version, Platform: "web",
+		Actions:        wire.LocatorActionKinds(),
+		PointerActions: wire.PointerActionKinds(),
+		TapModifiers:   true,
+	}
 }
 
 // Factory returns a server.Factory building an engine from base and the
 // connection's initializationOptions.
 func Factory(base Options) server.Factory {
 	return func(ctx context.Context, initializationOptions []byte) (server.Engine, error) {
-		return &Engine{opts: base}, nil
+		o, err := base.apply(initializationOptions)
+		if err != nil {
+			return nil, err
+		}
+		return New(o), nil
 	}
 }
 
 // Transport returns a loopback transport serving a new engine on every
-// connection (the in-process "built-in web engine").
+// connection: the in-process "built-in web engine".
 func Transport(base Options) transport.Transport {
-	return transport.Loopback("e2e-web-engine", func(ctx context.Context, rwc io.ReadWriteCloser) error {
-		return server.ServeFactory(ctx, Factory(base), rwc, server.Options{})
+	return transport.Loopback(Name, func(ctx context.Context, rwc io.ReadWriteCloser) error {
+		err := server.ServeFactory(ctx, Factory(base), rwc, server.Options{Logger: base.Logger})
+		if errors.Is(err, server.ErrClosedWithoutShutdown) {
+			return nil
+		}
+		return err
 	})
+}
+
+// ---- lifecycle ----
+
+// Init implements server.Initializer: Chromium starts (again, after a
+// dispose).
+func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
+	br, err := e.browser(ctx)
+	if err != nil {
+		return err
+	}
+	info.Log(fmt.Sprintf("%s: %s ready (worker %d)", Name, br.version, info.WorkerSlot))
+	return nil
+}
+
+// StartAttempt implements server.AttemptStarter: a fresh browser context.
+func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
+	e.mu.Lock()
+	old := e.sess
+	e.sess = nil
+	e.mu.Unlock()
+	if old != nil {
+		old.close(ctx)
+	}
+	_, err := e.session(ctx, a)
+	return err
+}
+
+// SettleAttempt implements server.AttemptSettler: nothing runs unawaited
+// in this engine (dialogs are answered as they open).
+func (e *Engine) SettleAttempt(ctx context.Context, c server.Cleanup) error { return nil }
+
+// EndAttempt implements server.AttemptEnder: the attempt's browser context
+// and everything in it closes. Idempotent.
+func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
+	e.mu.Lock()
+	s := e.sess
+	e.sess = nil
+	e.mu.Unlock()
+	if s != nil {
+		s.close(ctx)
+	}
+	return nil
+}
+
+// Dispose implements server.Disposer: Chromium stops; a later init starts
+// it again. Nothing is kept warm for a reuse signal.
+func (e *Engine) Dispose(ctx context.Context, info server.DisposeInfo) error {
+	e.close(ctx)
+	return nil
+}
+
+// close ends the session and the browser.
+func (e *Engine) close(ctx context.Context) {
+	e.mu.Lock()
+	s, br := e.sess, e.br
+	e.sess, e.br = nil, nil
+	e.mu.Unlock()
+	if s != nil {
+		s.close(ctx)
+	}
+	if br != nil {
+		br.close()
+	}
+}
+
+// Close stops everything the engine started; the server calls it when the
+// connection ends (io.Closer).
+func (e *Engine) Close() error {
+	e.close(context.Background())
+	return nil
+}
+
+// reserve hands out n fresh node ids and returns the first.
+func (e *Engine) reserve(n int) int64 {
+	return e.ids.Add(int64(n)) - int64(n) + 1
 }

@@ -144,6 +144,20 @@ func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWrite
 	return c.run(ctx)
 }
 
+// closeEngine calls the engine's Close when it implements io.Closer: the
+// engine releases what it started (browsers, child processes) when its
+// connection ends, whether or not dispose and shutdown came first.
+func (c *conn) closeEngine() {
+	c.mu.Lock()
+	e := c.engine
+	c.mu.Unlock()
+	if cl, ok := e.(io.Closer); ok {
+		if err := cl.Close(); err != nil {
+			c.log.Warn("closing the engine", "error", err)
+		}
+	}
+}
+
 // slogPrintf adapts jsonrpc2's logger to slog.
 type slogPrintf struct{ l *slog.Logger }
 
@@ -180,6 +194,7 @@ func (c *conn) run(ctx context.Context) error {
 		c.log.Warn("engine calls still running after the connection ended; not waiting for them")
 	}
 	c.cancel(context.Canceled)
+	c.closeEngine()
 	if clean {
 		return nil
 	}

@@ -11,6 +11,10 @@ import (
 // implements adds the methods of spec §3.2 it answers, and DescribeEngine
 // derives the manifest from them.
 //
+// An engine that implements io.Closer is closed once its connection has
+// ended and its calls have drained (or the drain timeout passed): the place
+// to stop what it started, whether or not dispose came first.
+//
 // Engines are called concurrently (spec §1.5, D28): one goroutine per
 // request. Every method receives a context that is cancelled when the
 // request's signal aborts (context.Cause is the decoded abort reason, or

@@ -1,0 +1,152 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func build(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	f := strings.Fields(string(b))
+	return err == nil && len(f) > 2 && f[2] != "Z"
+}
+
+// children lists the pids whose parent is pid.
+func children(pid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestSubprocess runs the built binary through the SDK's CommandTransport:
+// a session on a spawned engine and an app command, then the client goes
+// away; no engine or app process may survive the host.
+func TestSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries")
+	}
+	bin := t.TempDir()
+	host := build(t, bin, "github.com/e2e-conform/toolkit/cmd/e2e-mcp")
+	sab := build(t, bin, "github.com/e2e-conform/toolkit/fixtures/saboteur/cmd/saboteur")
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer app.Close()
+	proj := t.TempDir()
+	cfg := `{"targets":[{"name":"sab","engine":{"command":"` + sab + `"},"app":{"url":"` + app.URL + `/counter","command":"sleep","args":["300"]}}],
+	 "secrets":{"apiKey":{"env":"CANARY_KEY"}}}`
+	if err := os.WriteFile(filepath.Join(proj, "e2e.config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(host, "--max-sessions", "2")
+	cmd.Dir = proj
+	cmd.Env = append(os.Environ(), "CANARY_KEY=canary-value-42")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "open_session", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("open: %v %+v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !regexp.MustCompile(`^Session \S+ open on target "sab" \(platform saboteur, engine saboteur`).MatchString(text) {
+		t.Errorf("open text:\n%s", text)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "call", Arguments: map[string]any{"tool": "observe"}})
+	if err != nil || res.IsError {
+		t.Fatalf("observe: %v %+v", err, res)
+	}
+	kids := children(cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Errorf("expected an engine and an app child, got %v", kids)
+	}
+	if err := cs.Close(); err != nil { // closes stdin: client disconnected
+		t.Logf("close: %v", err)
+	}
+	if st := cmd.ProcessState; st == nil || st.ExitCode() != 0 {
+		t.Errorf("exit: %v\n%s", st, stderr.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range kids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // polling the process table
+		}
+		if alive(pid) {
+			t.Errorf("child %d survived the host", pid)
+		}
+	}
+	log := stderr.String()
+	for _, want := range []string{"e2e mcp: [info] e2e mcp", "serving " + proj, "client disconnected; closing every session"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, log)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+		if !strings.HasPrefix(line, "e2e mcp: ") {
+			t.Errorf("stderr line without prefix: %q", line)
+		}
+	}
+	if strings.Contains(log, "canary-value-42") {
+		t.Error("secret value on stderr")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries")
+	}
+	host := build(t, t.TempDir(), "github.com/e2e-conform/toolkit/cmd/e2e-mcp")
+	for _, args := range [][]string{{"--max-sessions", "0"}, {"--max-sessions", "17"}, {"--max-sessions", "abc"}, {"--headless"}} {
+		cmd := exec.Command(host, args...)
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != 2 {
+			t.Errorf("%v: exit %d", args, cmd.ProcessState.ExitCode())
+		}
+		if args[0] == "--max-sessions" && !strings.Contains(string(out), "must be an integer from 1 through 16") {
+			t.Errorf("%v: %s", args, out)
+		}
+	}
+}

@@ -1,0 +1,316 @@
+// Package config loads e2e.config.json, the declarative configuration of the
+// MCP host (spec mcp.md, decision 2): targets with an engine (a command to
+// spawn, a host:port to dial, or the built-in web engine) and an app (URL,
+// optional command with readyUrl), secrets read from environment variables
+// or files, and the output directory. The file is validated against a JSON
+// Schema embedded in the binary; errors name the JSON pointer.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// FileName is the configuration file discovered from the working directory.
+const FileName = "e2e.config.json"
+
+// DefaultOutput is the output directory when the config names none.
+const DefaultOutput = ".e2e"
+
+// Codes of the errors this package returns (spec mcp.md §5).
+const (
+	CodeNotFound          = "CONFIG_NOT_FOUND"
+	CodeLoadFailed        = "CONFIG_LOAD_FAILED"
+	CodeInvalid           = "INVALID_CONFIG"
+	CodeSecretUnavailable = "SECRET_UNAVAILABLE"
+)
+
+//go:embed e2e.config.schema.json
+var schemaJSON []byte
+
+// Schema returns the embedded JSON Schema of e2e.config.json.
+func Schema() []byte { return bytes.Clone(schemaJSON) }
+
+// Error is a configuration failure with its code.
+type Error struct {
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Config is a loaded configuration.
+type Config struct {
+	// Path is the absolute path of the file; "" for a zero-config session.
+	Path string `json:"-"`
+	// Root is the project root: the file's directory.
+	Root    string            `json:"-"`
+	Targets []Target          `json:"targets"`
+	Secrets map[string]Secret `json:"secrets,omitempty"`
+	Output  string            `json:"output,omitempty"`
+}
+
+// Target is one configured target.
+type Target struct {
+	Name     string          `json:"name"`
+	Platform string          `json:"platform,omitempty"`
+	Engine   Engine          `json:"engine"`
+	Options  json.RawMessage `json:"options,omitempty"`
+	App      App             `json:"app,omitempty"`
+}
+
+// Engine says how to reach a target's engine: exactly one of Command,
+// Connect and Builtin is set.
+type Engine struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	Connect string            `json:"connect,omitempty"`
+	Builtin string            `json:"builtin,omitempty"`
+}
+
+// App is a target's app: its URL and an optional command serving it.
+type App struct {
+	URL      string            `json:"url,omitempty"`
+	Command  string            `json:"command,omitempty"`
+	Args     []string          `json:"args,omitempty"`
+	ReadyURL string            `json:"readyUrl,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	Cwd      string            `json:"cwd,omitempty"`
+}
+
+// Secret is one declared secret: its source and purpose.
+type Secret struct {
+	Env      string `json:"env,omitempty"`
+	File     string `json:"file,omitempty"`
+	Purpose  string `json:"purpose,omitempty"`
+	Username string `json:"username,omitempty"`
+}
+
+// PurposeOrDefault is the secret's purpose, "generic-secret" when unset.
+func (s Secret) PurposeOrDefault() string {
+	if s.Purpose == "" {
+		return "generic-secret"
+	}
+	return s.Purpose
+}
+
+// Loader validates and loads configuration files. It holds the compiled
+// schema; safe for concurrent use.
+type Loader struct {
+	schema *jsonschema.Schema
+}
+
+// NewLoader compiles the embedded schema.
+func NewLoader() (*Loader, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		return nil, fmt.Errorf("config schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const id = "https://e2e-conform.invalid/schemas/e2e-config-v1.schema.json"
+	if err := c.AddResource(id, doc); err != nil {
+		return nil, fmt.Errorf("config schema: %w", err)
+	}
+	s, err := c.Compile(id)
+	if err != nil {
+		return nil, fmt.Errorf("config schema: %w", err)
+	}
+	return &Loader{schema: s}, nil
+}
+
+// Discover finds e2e.config.json from dir upward, stopping after the
+// directory holding .git (the repository root) or at the file system root.
+func Discover(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(d, FileName)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s found from %s upward to the repository root", FileName, dir), Err: os.ErrNotExist}
+}
+
+// Locate resolves the config path without reading it: path (relative to
+// cwd) when given, else discovery from cwd. A missing file is
+// CONFIG_NOT_FOUND.
+func Locate(cwd, path string) (string, error) {
+	if path == "" {
+		return Discover(cwd)
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: os.ErrNotExist}
+	}
+	return filepath.Clean(path), nil
+}
+
+// Load reads, validates and decodes the file at path (absolute).
+func (l *Loader) Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: err}
+		}
+		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+	}
+	cfg, err := l.Parse(b)
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.Message = path + ": " + ce.Message
+		}
+		return nil, err
+	}
+	cfg.Path = path
+	cfg.Root = filepath.Dir(path)
+	return cfg, nil
+}
+
+// Parse validates and decodes a configuration document.
+func (l *Loader) Parse(b []byte) (*Config, error) {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("not valid JSON: %v", err), Err: err}
+	}
+	if err := l.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &Error{Code: CodeInvalid, Message: describe(ve), Err: err}
+		}
+		return nil, &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
+	}
+	var cfg Config
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return nil, &Error{Code: CodeLoadFailed, Message: err.Error(), Err: err}
+	}
+	seen := map[string]bool{}
+	for i, t := range cfg.Targets {
+		if seen[t.Name] {
+			return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("/targets/%d/name: duplicate target name %q", i, t.Name)}
+		}
+		seen[t.Name] = true
+	}
+	if cfg.Output == "" {
+		cfg.Output = DefaultOutput
+	}
+	return &cfg, nil
+}
+
+// describe renders the leaves of a validation error as
+// "<pointer>: <message>" clauses, sorted.
+func describe(ve *jsonschema.ValidationError) string {
+	p := message.NewPrinter(language.English)
+	var out []string
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			ptr := "/" + strings.Join(escape(e.InstanceLocation), "/")
+			if len(e.InstanceLocation) == 0 {
+				ptr = "(root)"
+			}
+			s := ptr + ": " + e.ErrorKind.LocalizedString(p)
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}
+
+func escape(segs []string) []string {
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		out[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	}
+	return out
+}
+
+// ResolveSecret reads the value of a declared secret: E2E_SECRET_<NAME>
+// overrides, then its environment variable or file (relative to root). ok
+// is false when no value is available. A value shorter than six code points
+// is INVALID_CONFIG.
+func ResolveSecret(root, name string, s Secret, getenv func(string) string) (value string, ok bool, err error) {
+	if v := getenv("E2E_SECRET_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); v != "" {
+		value = v
+	} else if s.Env != "" {
+		value = getenv(s.Env)
+	} else if s.File != "" {
+		p := s.File
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		b, rerr := os.ReadFile(p)
+		if rerr != nil {
+			return "", false, nil
+		}
+		value = strings.TrimRight(string(b), "\r\n")
+	}
+	if value == "" {
+		return "", false, nil
+	}
+	if utf8.RuneCountInString(value) < 6 {
+		return "", false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("secret %q has a value shorter than 6 characters", name)}
+	}
+	return value, true, nil
+}
+
+// TargetNames lists the target names in order.
+func (c *Config) TargetNames() []string {
+	out := make([]string, len(c.Targets))
+	for i, t := range c.Targets {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// SecretNames lists the secret names sorted.
+func (c *Config) SecretNames() []string {
+	out := make([]string, 0, len(c.Secrets))
+	for n := range c.Secrets {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,121 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	l, err := NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, doc, code, msg string
+	}{
+		{name: "builtin", doc: `{"targets":[{"name":"web","engine":{"builtin":"web"},"app":{"url":"http://localhost:3000"}}]}`},
+		{name: "command", doc: `{"targets":[{"name":"e","engine":{"command":"./eng","args":["-x"]}}],"secrets":{"apiKey":{"env":"API_KEY"}},"output":"out"}`},
+		{name: "connect", doc: `{"targets":[{"name":"e","engine":{"connect":"127.0.0.1:7000"}}]}`},
+		{name: "not json", doc: `{`, code: CodeLoadFailed},
+		{name: "unknown member", doc: `{"targets":[],"extra":1}`, code: CodeInvalid, msg: "(root)"},
+		{name: "bad url", doc: `{"targets":[{"name":"w","engine":{"builtin":"web"},"app":{"url":"ftp://x"}}]}`, code: CodeInvalid, msg: "/targets/0/app/url"},
+		{name: "bad engine", doc: `{"targets":[{"name":"w","engine":{"builtin":"web","command":"x"}}]}`, code: CodeInvalid, msg: "/targets/0/engine"},
+		{name: "secret without source", doc: `{"targets":[],"secrets":{"a":{"purpose":"password"}}}`, code: CodeInvalid, msg: "/secrets/a"},
+		{name: "duplicate target", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"}},{"name":"a","engine":{"builtin":"web"}}]}`, code: CodeInvalid, msg: "/targets/1/name"},
+		{name: "readyUrl without command", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"readyUrl":"http://x"}}]}`, code: CodeInvalid, msg: "/targets/0/app"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := l.Parse([]byte(tt.doc))
+			var ce *Error
+			if tt.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cfg.Output == "" {
+					t.Error("no default output")
+				}
+				return
+			}
+			if !errors.As(err, &ce) || ce.Code != tt.code {
+				t.Fatalf("err %v, want code %s", err, tt.code)
+			}
+			if !strings.Contains(ce.Message, tt.msg) {
+				t.Errorf("message %q lacks %q", ce.Message, tt.msg)
+			}
+		})
+	}
+}
+
+func TestLocateAndDiscover(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var ce *Error
+	if _, err := Locate(sub, ""); !errors.As(err, &ce) || ce.Code != CodeNotFound {
+		t.Fatalf("no file: %v", err)
+	}
+	p := filepath.Join(root, FileName)
+	if err := os.WriteFile(p, []byte(`{"targets":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Locate(sub, "")
+	if err != nil || got != p {
+		t.Fatalf("Locate = %q, %v", got, err)
+	}
+	if _, err := Locate(sub, "missing.json"); !errors.As(err, &ce) || ce.Code != CodeNotFound {
+		t.Fatalf("missing: %v", err)
+	}
+	l, _ := NewLoader()
+	cfg, err := l.Load(p)
+	if err != nil || cfg.Root != root {
+		t.Fatalf("Load: %+v %v", cfg, err)
+	}
+}
+
+func TestResolveSecret(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "pw.txt"), []byte("file-secret-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"API": "env-secret-1", "SHORT": "abc", "E2E_SECRET_OVER": "override-1"}
+	getenv := func(k string) string { return env[k] }
+	tests := []struct {
+		name   string
+		s      Secret
+		want   string
+		ok     bool
+		errHas string
+	}{
+		{"env", Secret{Env: "API"}, "env-secret-1", true, ""},
+		{"file", Secret{File: "pw.txt"}, "file-secret-1", true, ""},
+		{"missing env", Secret{Env: "NOPE"}, "", false, ""},
+		{"missing file", Secret{File: "nope"}, "", false, ""},
+		{"short", Secret{Env: "SHORT"}, "", false, CodeInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok, err := ResolveSecret(root, tt.name, tt.s, getenv)
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if err != nil || v != tt.want || ok != tt.ok {
+				t.Errorf("got %q %v %v", v, ok, err)
+			}
+		})
+	}
+	if v, _, _ := ResolveSecret(root, "over", Secret{Env: "API"}, getenv); v != "override-1" {
+		t.Errorf("override: %q", v)
+	}
+}

@@ -1,0 +1,393 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/e2e-conform/toolkit/mcp/apps"
+	"github.com/e2e-conform/toolkit/mcp/catalog"
+	"github.com/e2e-conform/toolkit/mcp/config"
+	"github.com/e2e-conform/toolkit/mcp/policy"
+	"github.com/e2e-conform/toolkit/mcp/screen"
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+type state int
+
+const (
+	stateOpening state = iota
+	stateLive
+	stateClosing
+)
+
+// Session is one open session: its engine connection, attempt, catalog and
+// what the agent last saw.
+type Session struct {
+	h       *Host
+	id      string
+	state   state // guarded by h.mu
+	reason  string
+	cfgPath string
+	live    bool // reached live once
+
+	target   string
+	platform string
+	headed   bool
+	root     string
+	output   string
+	cfg      *config.Config
+	secrets  map[string]string // name -> value (only available ones)
+	appURL   string
+	lease    *apps.Lease
+	conn     *client.Conn
+	manifest wire.Manifest
+	cat      *catalog.Catalog
+	runID    string
+	attempt  string
+	artDir   string
+
+	stepCtx    context.Context
+	stepCancel context.CancelCauseFunc
+
+	idleMu sync.Mutex
+	idle   *time.Timer
+	ttl    *time.Timer
+
+	// mu serializes the session's step: one tool at a time.
+	mu        sync.Mutex
+	calls     int
+	rev       int
+	scr       *screen.Screen // the screen the agent last received
+	pixelMode bool
+	tainted   bool
+	shot      *shotInfo
+	rec       *recording
+	recCount  int
+
+	ended     chan struct{}
+	closeText string
+}
+
+type shotInfo struct {
+	w, h  int
+	scale float64 // image pixels per CSS pixel
+	vp    wire.ViewportSize
+}
+
+type recording struct {
+	n       int
+	name    string
+	started time.Time
+}
+
+func (s *Session) op() client.Op {
+	return client.Op{RunID: s.runID, AttemptID: s.attempt, Origin: wire.OriginAgent}
+}
+
+// touch resets the idle timer.
+func (s *Session) touch() {
+	s.idleMu.Lock()
+	defer s.idleMu.Unlock()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	h := s.h
+	s.idle = time.AfterFunc(h.opts.IdleTimeout, func() {
+		h.closeSession(s, "idle for "+human(h.opts.IdleTimeout))
+	})
+}
+
+func (s *Session) stopTimers() {
+	s.idleMu.Lock()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.idleMu.Unlock()
+	if s.ttl != nil {
+		s.ttl.Stop()
+	}
+}
+
+func (s *Session) cancelStep(cause error) {
+	if s.stepCancel != nil {
+		s.stepCancel(cause)
+	}
+}
+
+// open runs open_session's steps after admission (spec §4.2 steps 4–10).
+func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
+	h := s.h
+	s.headed = h.opts.Headed
+	if req.Headed != nil {
+		s.headed = *req.Headed
+	}
+	var tgt *config.Target
+	if req.Engine != nil {
+		cfg := &config.Config{Root: h.opts.Cwd, Output: config.DefaultOutput}
+		t := config.Target{Name: "web", App: config.App{URL: req.AppURL}}
+		if req.Engine.Builtin != "" {
+			t.Engine.Builtin = req.Engine.Builtin
+		} else {
+			t.Name = "engine"
+			t.Engine.Command, t.Engine.Args = req.Engine.Command, req.Engine.Args
+		}
+		cfg.Targets = []config.Target{t}
+		s.cfg, tgt = cfg, &cfg.Targets[0]
+	} else {
+		cfg, err := h.loader.Load(s.cfgPath)
+		if err != nil {
+			return "", err
+		}
+		s.cfg = cfg
+		if tgt, err = h.selectTarget(cfg, req.Target); err != nil {
+			return "", err
+		}
+	}
+	s.root, s.output = s.cfg.Root, s.cfg.Output
+	if !filepath.IsAbs(s.output) {
+		s.output = filepath.Join(s.root, s.output)
+	}
+	s.target, s.platform = tgt.Name, tgt.Platform
+	if tgt.App.URL != "" {
+		u, err := policy.ResolveURL(tgt.App.URL, "")
+		if err != nil {
+			return "", errf("INVALID_APP_URL", "target %q: app url %q: %v", tgt.Name, tgt.App.URL, err)
+		}
+		s.appURL = u
+	}
+	// Secrets: resolve and register for redaction before anything runs.
+	s.secrets = map[string]string{}
+	for _, name := range s.cfg.SecretNames() {
+		v, ok, err := config.ResolveSecret(s.root, name, s.cfg.Secrets[name], h.opts.Getenv)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			s.secrets[name] = v
+			h.red.Add(name, v)
+		}
+	}
+	s.runID = "mcp-" + s.id
+	s.attempt = "session-" + s.id
+	s.artDir = filepath.Join(s.output, "artifacts", s.target, "sessions", s.id)
+	if err := os.MkdirAll(s.artDir, 0o755); err != nil {
+		return "", errf(CodeEngineFailure, "create the artifact directory: %v", err)
+	}
+	// The app command, shared between sessions.
+	if tgt.App.Command != "" {
+		dir := s.root
+		if tgt.App.Cwd != "" {
+			dir = filepath.Join(s.root, tgt.App.Cwd)
+		}
+		logf, err := os.OpenFile(filepath.Join(s.artDir, "command.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return "", errf(CodeEngineFailure, "open the app command log: %v", err)
+		}
+		defer logf.Close()
+		lease, err := h.apps.Acquire(ctx, apps.Spec{Command: tgt.App.Command, Args: tgt.App.Args, Env: tgt.App.Env, Dir: dir, ReadyURL: tgt.App.ReadyURL, Log: logf})
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", context.Cause(ctx)
+			}
+			return "", errf(CodeAppUnreachable, "%v", err)
+		}
+		s.lease = lease
+		h.log.Info("app command running", "session", s.id, "command", tgt.App.Command, "pids", fmt.Sprint(h.apps.Pids()))
+	}
+	tr, builtin, err := h.transportFor(tgt, s.root, s.headed)
+	if err != nil {
+		return "", err
+	}
+	env := envMap()
+	conn, err := client.Open(ctx, client.ConnConfig{
+		Transport:             tr,
+		Context:               transport.Context{Role: wire.RoleWorker, Env: env, Cwd: s.root},
+		ClientInfo:            wire.ClientInfo{Name: "e2e-mcp", Version: h.opts.Version},
+		InitializationOptions: tgt.Options,
+		Logger:                h.log,
+		Handlers: client.Handlers{
+			EngineLog: func(line string) { h.log.Debug("engine: " + line) },
+			Secret: func(_ context.Context, name string) (string, bool, error) {
+				v, ok := s.secrets[name]
+				return v, ok, nil
+			},
+			Redact: func(_, name string, values []string) {
+				for _, v := range values {
+					h.red.Add(name, v)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	s.conn = conn
+	s.manifest = conn.Manifest()
+	if s.platform == "" {
+		s.platform = s.manifest.Platform
+	}
+	if s.platform == "" && builtin == "web" {
+		s.platform = "web"
+	}
+	if s.manifest.Lists(wire.MethodInit) {
+		if err := conn.Init(ctx, wire.InitParams{RunID: s.runID, TargetName: s.target, ProjectRoot: s.root,
+			App: wire.EngineAppInfo{Site: siteOf(s.appURL)}, Env: env, Headed: s.headed}); err != nil {
+			return "", err
+		}
+	}
+	if err := conn.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: s.attempt, ArtifactsDir: s.artDir}); err != nil {
+		return "", err
+	}
+	s.stepCtx, s.stepCancel = context.WithCancelCause(context.Background())
+	if s.cat, err = catalog.New(s.manifest, catalog.Options{Target: s.target, Secrets: secretList(s.cfg)}); err != nil {
+		return "", errf(CodeEngineFailure, "%v", err)
+	}
+	// First screen.
+	var first string
+	if s.appURL != "" && s.manifest.Lists(wire.MethodOpen) {
+		if err := conn.Open(ctx, s.op(), s.appURL); err != nil {
+			if ctx.Err() != nil {
+				return "", context.Cause(ctx)
+			}
+			_, m := CodeOf(err)
+			first = fmt.Sprintf("Opening %s failed: %s\nUse navigate once the app is reachable.\n\n", s.appURL, m)
+		}
+	}
+	scr, err := s.observe(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	s.scr = scr
+	s.live = true
+	return s.h.red.String(s.openingText() + "\n\n" + first + scr.Full()), nil
+}
+
+func (s *Session) openingText() string {
+	var b strings.Builder
+	mode := "headless"
+	if s.headed {
+		mode = "headed"
+	}
+	cfg := s.cfgPath
+	if cfg == "" {
+		cfg = "none (zero config)"
+	}
+	platform := s.platform
+	if platform == "" {
+		platform = "unknown"
+	}
+	fmt.Fprintf(&b, "Session %s open on target %q (platform %s, engine %s %s), %s; config %s.", s.id, s.target, platform, s.manifest.Name, s.manifest.Version, mode, cfg)
+	if s.appURL != "" {
+		fmt.Fprintf(&b, "\nApp: %s.", s.appURL)
+	}
+	var creds, secs []string
+	for _, n := range s.cfg.SecretNames() {
+		sec := s.cfg.Secrets[n]
+		if sec.PurposeOrDefault() == "password" && sec.Username != "" {
+			creds = append(creds, fmt.Sprintf("%q (username %q, password secret %q)", n, sec.Username, n))
+		} else {
+			secs = append(secs, fmt.Sprintf("%q", n))
+		}
+	}
+	if len(creds) > 0 {
+		fmt.Fprintf(&b, "\nCredentials: %s. Type the username with type; fill the password with type_secret and its password secret's name.", strings.Join(creds, ", "))
+	}
+	if len(secs) > 0 {
+		fmt.Fprintf(&b, "\nSecrets: %s. Fill one into any input with type_secret and its name; you never see the value.", strings.Join(secs, ", "))
+	}
+	fmt.Fprintf(&b, "\nPass session %q to every tools, call, and close_session; with several sessions open, a call without it fails.", s.id)
+	b.WriteString("\nTools (run one with call {tool, args}; tools {tool} shows a tool's arguments):")
+	for _, l := range s.cat.Lines() {
+		b.WriteString("\n" + l)
+	}
+	b.WriteString("\nNode ids (\"n42\") are valid only for the newest observation; every action reports what changed on screen, and observe shows the whole screen. Call close_session when you are done.")
+	return b.String()
+}
+
+func (s *Session) listing() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session %s on target %q: %d tools. Run one with call {tool, args}; tools {tool} shows a tool's arguments.", s.id, s.target, len(s.cat.Tools))
+	for _, l := range s.cat.Lines() {
+		b.WriteString("\n" + l)
+	}
+	return b.String()
+}
+
+// observe sends engine/observe and renders the next revision.
+func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, error) {
+	var opts *wire.EngineObserveOptions
+	if pixels {
+		opts = &wire.EngineObserveOptions{Pixels: true}
+	}
+	snap, err := s.conn.Observe(ctx, s.op(), opts)
+	if err != nil {
+		return nil, err
+	}
+	s.rev++
+	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), s.h.red.String)
+	return scr, nil
+}
+
+// teardown ends what the session started and returns the cleanup lines.
+func (s *Session) teardown(ctx context.Context) []string {
+	s.stopTimers()
+	var lines []string
+	ctx, cancel := context.WithTimeout(ctx, cleanupBudget)
+	defer cancel()
+	if s.conn != nil {
+		if s.rec != nil {
+			lines = append(lines, s.stopRecording(ctx)...)
+		}
+		ms := cleanupBudget.Milliseconds()
+		if err := s.conn.EndAttempt(ctx, ms); err != nil {
+			lines = append(lines, "Cleanup: "+Text(err))
+		}
+		if s.manifest.Lists(wire.MethodDispose) {
+			if err := s.conn.Dispose(ctx, ms, nil); err != nil {
+				lines = append(lines, "Cleanup: "+Text(err))
+			}
+		}
+		if err := s.conn.Close(5 * time.Second); err != nil {
+			lines = append(lines, "Cleanup: "+Text(err))
+		}
+	}
+	if s.stepCancel != nil {
+		s.stepCancel(nil)
+	}
+	if s.lease != nil {
+		s.lease.Release()
+	}
+	return lines
+}
+
+// Result is the outcome of a catalog tool.
+type Result struct {
+	Text    string
+	Images  []Image
+	IsError bool
+}
+
+// Image is one image part.
+type Image struct {
+	Data     []byte
+	MIMEType string
+}
+
+func textResult(s string) *Result { return &Result{Text: s} }
+
+// decodeArgs decodes validated args into v.
+func decodeArgs(a map[string]any, v any) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

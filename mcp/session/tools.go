@@ -1,0 +1,738 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/e2e-conform/toolkit/mcp/policy"
+	"github.com/e2e-conform/toolkit/mcp/screen"
+	"github.com/e2e-conform/toolkit/protocol/locate"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// MaxImageSide is the longest side of an image given to the agent.
+const MaxImageSide = 768
+
+// run executes a validated catalog tool inside the session's step.
+func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(s.stepCtx, func() { cancel(context.Cause(s.stepCtx)) })
+	defer stop()
+	res, err := s.dispatch(ctx, tool, a)
+	if err != nil {
+		return nil, err
+	}
+	res.Text = s.h.red.String(res.Text)
+	return res, nil
+}
+
+func str(a map[string]any, k string) string {
+	v, _ := a[k].(string)
+	return v
+}
+
+func has(a map[string]any, k string) bool { _, ok := a[k]; return ok }
+
+func boolArg(a map[string]any, k string, def bool) bool {
+	if v, ok := a[k].(bool); ok {
+		return v
+	}
+	return def
+}
+
+func intArg(a map[string]any, k string, def int) int {
+	switch v := a[k].(type) {
+	case interface{ Int64() (int64, error) }:
+		n, _ := v.Int64()
+		return int(n)
+	case float64:
+		return int(v)
+	}
+	return def
+}
+
+func numArg(a map[string]any, k string) float64 {
+	switch v := a[k].(type) {
+	case interface{ Float64() (float64, error) }:
+		f, _ := v.Float64()
+		return f
+	case float64:
+		return v
+	}
+	return 0
+}
+
+// action is one grammar action: what to do, its leads and whether a
+// change is expected.
+type action struct {
+	lead, attempt string
+	expect        bool
+	do            func(ctx context.Context) error
+}
+
+func (s *Session) dispatch(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+	switch tool {
+	case "observe":
+		scr, err := s.observe(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		s.scr = scr
+		return textResult(scr.Full()), nil
+	case "locate":
+		return s.locate(ctx, a)
+	case "screenshot":
+		return s.screenshot(ctx)
+	case "start_recording":
+		return s.startRecording(ctx, str(a, "name"))
+	case "stop_recording":
+		if s.rec == nil {
+			return textResult("Nothing is recording; start_recording starts a recording."), nil
+		}
+		return textResult(strings.Join(s.stopRecording(ctx), "\n")), nil
+	case "tap_at", "hover_at", "type_at", "press_at", "select_at":
+		return s.point(ctx, tool, a)
+	}
+	act, err := s.buildAction(tool, a)
+	if err != nil {
+		return nil, err
+	}
+	return s.act(ctx, tool, act)
+}
+
+// ref checks a node id against the newest observation.
+func (s *Session) ref(id string) (wire.NodeRef, error) {
+	if s.scr == nil || s.scr.IDs[id] == nil {
+		rev := ""
+		if s.scr != nil {
+			rev = s.scr.Revision
+		}
+		return wire.NodeRef{}, errf(CodeLocatorNotFound, "node #%s is not on the newest observation (revision %s); re-observe and use an id it lists", id, rev)
+	}
+	return wire.NodeRef{ID: id, Revision: s.scr.Revision}, nil
+}
+
+func (s *Session) perform(id string, la wire.LocatorAction) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		r, err := s.ref(id)
+		if err != nil {
+			return err
+		}
+		if la.Target != nil {
+			t, err := s.ref(la.Target.ID)
+			if err != nil {
+				return err
+			}
+			la.Target = &t
+		}
+		return s.conn.Perform(ctx, s.op(), r, la)
+	}
+}
+
+func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
+	id := str(a, "target")
+	m := s.manifest
+	keyboard := m.Lists(wire.MethodType)
+	node := func(kind, lead, attempt string) *action {
+		return &action{lead: fmt.Sprintf(lead, id), attempt: fmt.Sprintf(attempt, id), expect: true,
+			do: s.perform(id, wire.LocatorAction{Kind: kind})}
+	}
+	switch tool {
+	case "tap":
+		return node(wire.ActionTap, "Tapped #%s.", "tap #%s"), nil
+	case "double_tap":
+		return node(wire.ActionDoubleTap, "Double-tapped #%s.", "double_tap #%s"), nil
+	case "long_press":
+		return node(wire.ActionLongPress, "Long-pressed #%s.", "long_press #%s"), nil
+	case "right_click":
+		return node(wire.ActionSecondaryTap, "Right-clicked #%s.", "right_click #%s"), nil
+	case "hover":
+		return node(wire.ActionHover, "Hovered over #%s.", "hover #%s"), nil
+	case "scroll_to":
+		text := str(a, "text")
+		if id == "" && text == "" {
+			return nil, errf(CodeInvalidArgument, "scroll_to takes a listed node id as target, a text to reach, or both")
+		}
+		if id != "" && m.HasAction(wire.ActionScrollIntoView) {
+			return node(wire.ActionScrollIntoView, "Scrolled into view #%s.", "scroll_to #%s"), nil
+		}
+		dir := str(a, "direction")
+		if dir == "" {
+			dir = wire.DirectionDown
+		}
+		return &action{lead: fmt.Sprintf("Scrolled %s until %q was in view.", dir, text), attempt: fmt.Sprintf("scroll_to %q", text), expect: true,
+			do: func(ctx context.Context) error { return s.scrollToText(ctx, text, dir) }}, nil
+	case "type":
+		value := str(a, "value")
+		if id != "" {
+			return &action{lead: fmt.Sprintf("Typed into #%s.", id), attempt: fmt.Sprintf("type #%s", id), expect: true,
+				do: s.perform(id, wire.LocatorAction{Kind: wire.ActionFill, Value: value})}, nil
+		}
+		if !keyboard {
+			return nil, errf(CodeInvalidArgument, "call type: target: required; tools {tool: \"type\"} shows its arguments")
+		}
+		replace := boolArg(a, "replace", false)
+		return &action{lead: "Typed into the focused field.", attempt: "type into the focused field", expect: true,
+			do: func(ctx context.Context) error { return s.conn.Type(ctx, s.op(), value, replace) }}, nil
+	case "press":
+		key := str(a, "key")
+		k, err := wire.ParseKey(key)
+		if err != nil {
+			return nil, errf(CodeInvalidArgument, "call press: key: %v; tools {tool: \"press\"} shows its arguments", err)
+		}
+		times := intArg(a, "times", 1)
+		expect := !focusOnly(k)
+		if id != "" {
+			lead := fmt.Sprintf("Pressed %s on #%s.", key, id)
+			if times > 1 {
+				lead = fmt.Sprintf("Pressed %s %d times on #%s.", key, times, id)
+			}
+			do := s.perform(id, wire.LocatorAction{Kind: wire.ActionPress, Key: key})
+			return &action{lead: lead, attempt: fmt.Sprintf("press %s on #%s", key, id), expect: expect,
+				do: func(ctx context.Context) error {
+					for i := 0; i < times; i++ {
+						if err := do(ctx); err != nil {
+							return err
+						}
+					}
+					return nil
+				}}, nil
+		}
+		if !keyboard {
+			return nil, errf(CodeInvalidArgument, "call press: target: required; tools {tool: \"press\"} shows its arguments")
+		}
+		lead := fmt.Sprintf("Pressed %s on the focused field.", key)
+		if times > 1 {
+			lead = fmt.Sprintf("Pressed %s %d times on the focused field.", key, times)
+		}
+		return &action{lead: lead, attempt: fmt.Sprintf("press %s on the focused field", key), expect: expect,
+			do: func(ctx context.Context) error {
+				for i := 0; i < times; i++ {
+					if err := s.conn.Press(ctx, s.op(), key); err != nil {
+						return err
+					}
+				}
+				return nil
+			}}, nil
+	case "dismiss_keyboard":
+		return &action{lead: "Dismissed the keyboard.", attempt: "dismiss_keyboard", expect: true,
+			do: func(ctx context.Context) error { return s.conn.Dismiss(ctx, s.op()) }}, nil
+	case "select":
+		v := str(a, "value")
+		return &action{lead: fmt.Sprintf("Selected %q in #%s.", v, id), attempt: fmt.Sprintf("select %q in #%s", v, id), expect: true,
+			do: s.perform(id, wire.LocatorAction{Kind: wire.ActionSelectOption, Option: wire.SelectOption{Text: v}})}, nil
+	case "check":
+		checked := boolArg(a, "checked", true)
+		lead, kind := "Checked #%s.", wire.ActionCheck
+		if !checked {
+			lead, kind = "Unchecked #%s.", wire.ActionUncheck
+		}
+		return node(kind, lead, "check #%s"), nil
+	case "drag":
+		to := str(a, "to")
+		return &action{lead: fmt.Sprintf("Dragged #%s to #%s.", id, to), attempt: fmt.Sprintf("drag #%s to #%s", id, to), expect: true,
+			do: s.perform(id, wire.LocatorAction{Kind: wire.ActionDragTo, Target: &wire.NodeRef{ID: to}})}, nil
+	case "upload":
+		var files []string
+		if fs, ok := a["files"].([]any); ok {
+			for _, f := range fs {
+				files = append(files, fmt.Sprint(f))
+			}
+		}
+		q := make([]string, len(files))
+		for i, f := range files {
+			q[i] = strconv.Quote(f)
+		}
+		first := ""
+		if len(q) > 0 {
+			first = q[0]
+		}
+		return &action{lead: fmt.Sprintf("Uploaded %s to #%s.", strings.Join(q, ", "), id), attempt: fmt.Sprintf("upload %s to #%s", first, id), expect: true,
+			do: func(ctx context.Context) error {
+				paths, err := policy.UploadPaths(s.root, files)
+				if err != nil {
+					return err
+				}
+				return s.perform(id, wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})(ctx)
+			}}, nil
+	case "scroll":
+		dir := str(a, "direction")
+		times := intArg(a, "times", 1)
+		target := id
+		lead := fmt.Sprintf("Scrolled %s.", dir)
+		if times > 1 {
+			lead = fmt.Sprintf("Scrolled %s %d screens.", dir, times)
+		}
+		attempt := "scroll " + dir
+		if target != "" {
+			attempt += " #" + target
+		}
+		return &action{lead: lead, attempt: attempt, expect: true, do: func(ctx context.Context) error {
+			for i := 0; i < times; i++ {
+				t := target
+				if t == "" {
+					t = s.scr.Snapshot.Root.Ref.ID
+				}
+				if err := s.perform(t, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir})(ctx); err != nil {
+					return err
+				}
+				if i+1 < times {
+					scr, err := s.observe(ctx, false)
+					if err != nil {
+						return err
+					}
+					s.scr = scr
+				}
+			}
+			return nil
+		}}, nil
+	case "navigate":
+		raw := str(a, "url")
+		return &action{lead: fmt.Sprintf("Navigated to %s.", raw), attempt: "navigate " + raw, expect: true,
+			do: func(ctx context.Context) error {
+				u, err := policy.ResolveURL(raw, s.appURL)
+				if err != nil {
+					return err
+				}
+				return s.conn.Open(ctx, s.op(), u)
+			}}, nil
+	case "back":
+		return &action{lead: "Navigated back.", attempt: "back", expect: true,
+			do: func(ctx context.Context) error { return s.conn.Back(ctx, s.op()) }}, nil
+	case "type_secret":
+		name := str(a, "name")
+		return &action{lead: fmt.Sprintf("Filled secret %q into #%s; its value is masked in every observation.", name, id),
+			attempt: fmt.Sprintf("type_secret %q into #%s", name, id), expect: true,
+			do: func(ctx context.Context) error { return s.fillSecret(ctx, id, name) }}, nil
+	}
+	return nil, errf(CodeUnsupported, "tool %q has no implementation", tool)
+}
+
+// focusOnly reports keys that move focus without a visible change.
+func focusOnly(k wire.Key) bool {
+	switch k.Name {
+	case "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown":
+		return true
+	}
+	return false
+}
+
+// fillSecret authorizes and fills a secret (spec §6.1).
+func (s *Session) fillSecret(ctx context.Context, id, name string) error {
+	sec, declared := s.cfg.Secrets[name]
+	if !declared {
+		return errf(CodePolicyDenied, "secret %q is not configured; configured: %s", name, strings.Join(s.cfg.SecretNames(), ", "))
+	}
+	r, err := s.ref(id)
+	if err != nil {
+		return err
+	}
+	n := s.scr.IDs[id]
+	role := ""
+	if n.Role != nil {
+		role = *n.Role
+	}
+	if role != "textbox" && role != "searchbox" && role != "combobox" {
+		return errf(CodePolicyDenied, "#%s is not an editable input (role %q); secrets fill only textboxes, searchboxes and comboboxes", id, role)
+	}
+	if n.State("disabled") {
+		return errf(CodePolicyDenied, "#%s is disabled", id)
+	}
+	isPassword := n.InputPurpose == "password" || n.State("secure")
+	if sec.PurposeOrDefault() == "password" && !isPassword {
+		return errf(CodePolicyDenied, "secret %q is a password and #%s is not a password field", name, id)
+	}
+	v, ok := s.secrets[name]
+	if !ok {
+		return errf(CodeSecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
+	}
+	s.tainted = true // from here on no pixels leave the host
+	return s.conn.Perform(ctx, s.op(), r, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+}
+
+// scrollToText swipes until a node reading text is in view (at most 20).
+func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
+	for i := 0; i <= 20; i++ {
+		found := false
+		s.scr.Snapshot.Root.Walk(func(n *wire.SemanticNode) bool {
+			if (n.Name != nil && strings.Contains(*n.Name, text)) || (n.Text != nil && strings.Contains(*n.Text, text)) {
+				if n.Rect == nil || (n.Rect.Y >= 0 && n.Rect.Y < s.scr.Snapshot.Viewport.Height) {
+					found = true
+					return false
+				}
+			}
+			return true
+		})
+		if found {
+			return nil
+		}
+		if i == 20 {
+			break
+		}
+		root := s.scr.Snapshot.Root.Ref
+		if err := s.conn.Perform(ctx, s.op(), wire.NodeRef{ID: root.ID, Revision: s.scr.Revision}, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir}); err != nil {
+			return err
+		}
+		scr, err := s.observe(ctx, false)
+		if err != nil {
+			return err
+		}
+		s.scr = scr
+	}
+	return errf(CodeLocatorNotFound, "no node reading %q came into view after 20 swipes %s", text, dir)
+}
+
+// act runs an action and builds its result: the lead and the screen update,
+// or the failure lead and the re-observed screen.
+func (s *Session) act(ctx context.Context, tool string, act *action) (*Result, error) {
+	prev := s.scr
+	err := act.do(ctx)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	pix := s.pixelMode && !s.tainted
+	cur, oerr := s.observe(ctx, pix)
+	if err != nil {
+		code, msg := CodeOf(err)
+		text := fmt.Sprintf("%s failed: %s: %s", act.attempt, code, msg)
+		if oerr == nil {
+			s.scr = cur
+			text += "\n\n" + cur.Full()
+		}
+		return &Result{Text: text, IsError: true}, nil
+	}
+	if oerr != nil {
+		return nil, oerr
+	}
+	s.scr = cur
+	res := &Result{Text: act.lead + "\n\n" + screen.Update(prev, cur, act.expect)}
+	if s.pixelMode {
+		s.attachPixels(res, cur)
+	}
+	return res, nil
+}
+
+// securePending counts secure nodes that should be masked.
+func secureCount(snap *wire.EngineSnapshot) int64 {
+	var n int64
+	snap.Root.Walk(func(nd *wire.SemanticNode) bool {
+		if nd.State("secure") && !nd.State("hidden") {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+const taintedNote = "No screenshot: a secret was filled in this attempt, so no pixels leave the runner until it ends (PIXEL_TAINTED). Work from the tree and tap listed nodes by id."
+
+// attachPixels adds the image of cur to res, or says why there is none.
+func (s *Session) attachPixels(res *Result, cur *screen.Screen) {
+	if s.tainted {
+		res.Text += "\n\n" + taintedNote
+		return
+	}
+	img, note, err := s.image(cur.Snapshot)
+	if err != nil {
+		res.Text += "\n\nNo screenshot: " + err.Error()
+		return
+	}
+	res.Text += "\n\n" + note
+	res.Images = append(res.Images, *img)
+}
+
+// image checks masking and resamples the observation's pixels.
+func (s *Session) image(snap *wire.EngineSnapshot) (*Image, string, error) {
+	px := snap.Pixels
+	if px == nil {
+		return nil, "", fmt.Errorf("this engine captures no pixels (UNSUPPORTED_CAPABILITY). Work from the tree")
+	}
+	masked := int64(0)
+	if snap.MaskedRegionCount != nil {
+		masked = *snap.MaskedRegionCount
+	}
+	if masked < secureCount(snap) {
+		return nil, "", fmt.Errorf("the engine could not prove every secure field on screen masked (MASKING_UNPROVEN). Work from the tree")
+	}
+	data, err := base64.StdEncoding.DecodeString(px.Data)
+	if err != nil {
+		return nil, "", fmt.Errorf("the engine sent pixels that do not decode (ENGINE_FAILURE)")
+	}
+	w, h, scale := int(px.Width), int(px.Height), px.Scale
+	if max(w, h) > MaxImageSide {
+		src, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			return nil, "", fmt.Errorf("the engine sent pixels that do not decode (ENGINE_FAILURE)")
+		}
+		f := float64(MaxImageSide) / float64(max(w, h))
+		nw, nh := max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
+		dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
+		b := src.Bounds()
+		for y := 0; y < nh; y++ {
+			for x := 0; x < nw; x++ {
+				dst.Set(x, y, src.At(b.Min.X+x*b.Dx()/nw, b.Min.Y+y*b.Dy()/nh))
+			}
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, dst); err != nil {
+			return nil, "", err
+		}
+		data, w, h, scale = buf.Bytes(), nw, nh, scale*f
+	}
+	s.pixelMode = true
+	s.shot = &shotInfo{w: w, h: h, scale: scale, vp: snap.Viewport}
+	note := fmt.Sprintf("Screenshot attached: %d by %d pixels", w, h)
+	if scale != 1 {
+		note += fmt.Sprintf(" (%s per CSS pixel)", strconv.FormatFloat(math.Round(scale*100)/100, 'f', -1, 64))
+	}
+	note += ". Point coordinates (tap_at and the other _at verbs) are pixels of this image: x from the left edge, y from the top edge."
+	return &Image{Data: data, MIMEType: "image/png"}, note, nil
+}
+
+func (s *Session) screenshot(ctx context.Context) (*Result, error) {
+	if s.tainted {
+		return nil, errf(CodePixelTainted, "a secret was filled in this session, so no pixels leave the host until it ends. Work from the tree and tap listed nodes by id")
+	}
+	prev := s.scr
+	cur, err := s.observe(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	s.scr = cur
+	res := &Result{Text: screen.Update(prev, cur, false)}
+	img, note, err := s.image(cur.Snapshot)
+	if err != nil {
+		res.Text += "\n\nNo screenshot: " + err.Error()
+		return res, nil
+	}
+	res.Text += "\n\n" + note
+	res.Images = []Image{*img}
+	return res, nil
+}
+
+// point runs a point tool on the latest screenshot's pixels.
+func (s *Session) point(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+	if s.tainted {
+		return nil, errf(CodePixelTainted, "a secret was filled in this session, so %s cannot act on screenshot pixels; act on a listed node by id", tool)
+	}
+	if s.shot == nil {
+		return textResult(fmt.Sprintf("No screenshot has been taken in this step: %s coordinates are pixels of the latest screenshot. Call screenshot first, or act on a listed node by id.", tool)), nil
+	}
+	x, y := numArg(a, "x"), numArg(a, "y")
+	pt := wire.ViewportPoint{X: clamp(x/s.shot.scale, s.shot.vp.Width-1), Y: clamp(y/s.shot.scale, s.shot.vp.Height-1)}
+	where := fmt.Sprintf("(%s, %s)", fmtNum(x), fmtNum(y))
+	hit := s.hitTest(pt)
+	kinds := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionFill, "press_at": wire.ActionPress, "select_at": wire.ActionSelectOption}
+	kind := kinds[tool]
+	act := &action{attempt: tool + " " + where, expect: true}
+	if hit != nil && s.manifest.HasAction(kind) {
+		id := hit.Ref.ID
+		summary := "#" + id + " " + screen.LocateLine(hit, s.h.red.String)
+		la := wire.LocatorAction{Kind: kind}
+		switch tool {
+		case "tap_at":
+			act.lead = "Tapped " + summary + "."
+		case "hover_at":
+			act.lead = "Hovered over " + summary + "."
+		case "type_at":
+			la.Value = str(a, "value")
+			act.lead = "Typed into " + summary + "."
+		case "press_at":
+			la.Key = str(a, "key")
+			act.lead = fmt.Sprintf("Pressed %s on %s.", la.Key, summary)
+		case "select_at":
+			la.Option = wire.SelectOption{Text: str(a, "value")}
+			act.lead = fmt.Sprintf("Selected %q in %s.", str(a, "value"), summary)
+		}
+		act.do = s.perform(id, la)
+		return s.act(ctx, tool, act)
+	}
+	pk := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionTap, "press_at": wire.ActionTap}[tool]
+	if pk == "" || !s.manifest.Lists(wire.MethodPerformAt) || !s.manifest.HasPointerAction(pk) {
+		act.do = func(context.Context) error {
+			return errf(CodeActionFailed, "nothing listed at %s: %s needs a control the screen lists", where, tool)
+		}
+		return s.act(ctx, tool, act)
+	}
+	act.lead = fmt.Sprintf("Acted at %s (no listed control there).", where)
+	act.do = func(ctx context.Context) error {
+		if err := s.conn.PerformAt(ctx, s.op(), pt, wire.PointerAction{Kind: pk}); err != nil {
+			return err
+		}
+		switch tool {
+		case "type_at":
+			return s.conn.Type(ctx, s.op(), str(a, "value"), boolArg(a, "replace", false))
+		case "press_at":
+			return s.conn.Press(ctx, s.op(), str(a, "key"))
+		}
+		return nil
+	}
+	return s.act(ctx, tool, act)
+}
+
+func clamp(v, hi float64) float64 { return math.Max(0, math.Min(v, math.Max(hi, 0))) }
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// hitTest finds the deepest listed node with a role whose rect holds pt.
+func (s *Session) hitTest(pt wire.ViewportPoint) *wire.SemanticNode {
+	var best *wire.SemanticNode
+	var walk func(n *wire.SemanticNode)
+	walk = func(n *wire.SemanticNode) {
+		if n.Rect != nil && n.Role != nil && *n.Role != "" && !n.State("hidden") &&
+			pt.X >= n.Rect.X && pt.X < n.Rect.X+n.Rect.Width && pt.Y >= n.Rect.Y && pt.Y < n.Rect.Y+n.Rect.Height {
+			best = n
+		}
+		for i := range n.Children {
+			walk(&n.Children[i])
+		}
+	}
+	for i := range s.scr.Snapshot.Root.Children {
+		walk(&s.scr.Snapshot.Root.Children[i])
+	}
+	return best
+}
+
+// locate answers the locate tool (spec §3.6).
+func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error) {
+	q := screen.Query{Role: str(a, "role"), Name: str(a, "name"), Text: str(a, "text"), Label: str(a, "label"),
+		Placeholder: str(a, "placeholder"), TestID: str(a, "testId"), Exact: boolArg(a, "exact", true)}
+	n := 0
+	for _, v := range []string{q.Role, q.Text, q.Label, q.Placeholder, q.TestID} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, errf(CodeInvalidArgument, "locate needs exactly one of role, text, label, placeholder, or testId")
+	}
+	if q.Name != "" && q.Role == "" {
+		return nil, errf(CodeInvalidArgument, "name only narrows a role query")
+	}
+	expr := q.Expression()
+	var nodes []wire.SemanticNode
+	if s.manifest.Lists(wire.MethodLocate) {
+		var err error
+		if nodes, err = s.conn.Locate(ctx, s.op(), expr); err != nil {
+			return nil, err
+		}
+	} else {
+		snap, err := s.conn.Observe(ctx, s.op(), nil)
+		if err != nil {
+			return nil, err
+		}
+		got, err := locate.ResolveExpression(&expr, []*wire.SemanticNode{&snap.Root}, locate.Options{})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range got {
+			nodes = append(nodes, *p)
+		}
+	}
+	return textResult(screen.Located(q, nodes, s.h.red.String)), nil
+}
+
+// startRecording answers start_recording (spec §3.8).
+func (s *Session) startRecording(ctx context.Context, name string) (*Result, error) {
+	label := func(n int, name string) string {
+		if name == "" {
+			return fmt.Sprintf("Recording %d", n)
+		}
+		return fmt.Sprintf("Recording %d %q", n, name)
+	}
+	if s.rec != nil {
+		return textResult(fmt.Sprintf("%s is already running since %s; stop_recording ends it.", label(s.rec.n, s.rec.name), s.rec.started.UTC().Format(time.RFC3339))), nil
+	}
+	if err := s.conn.StartVideo(ctx, s.op()); err != nil {
+		_, _ = s.conn.StopVideo(context.WithoutCancel(ctx), s.op())
+		return nil, err
+	}
+	s.recCount++
+	s.rec = &recording{n: s.recCount, name: name, started: time.Now()}
+	return textResult(label(s.rec.n, name) + " started. Act as usual; stop_recording saves the video, and close_session saves one still running."), nil
+}
+
+// stopRecording stops the running recording and moves its files to
+// <output>/videos/<session>/.
+func (s *Session) stopRecording(ctx context.Context) []string {
+	r := s.rec
+	s.rec = nil
+	head := fmt.Sprintf("Recording %d", r.n)
+	if r.name != "" {
+		head += fmt.Sprintf(" %q", r.name)
+	}
+	segs, err := s.conn.StopVideo(ctx, s.op())
+	if err != nil {
+		return []string{"The running recording could not be saved: " + Text(err)}
+	}
+	lines := []string{fmt.Sprintf("%s stopped after %.1f s.", head, time.Since(r.started).Seconds())}
+	if len(segs) == 0 {
+		return append(lines, "The engine wrote no video: nothing was shown while it ran.")
+	}
+	if len(segs) > 1 {
+		lines = append(lines, fmt.Sprintf("%d files, one per page the surface showed; they play in this order:", len(segs)))
+	}
+	dir := filepath.Join(s.output, "videos", s.id)
+	for i, seg := range segs {
+		if seg.URL != "" {
+			lines = append(lines, "- "+seg.URL)
+			continue
+		}
+		base := strconv.Itoa(r.n)
+		if r.name != "" {
+			base += "-" + r.name
+		}
+		if len(segs) > 1 {
+			base += fmt.Sprintf("-part%d", i+1)
+		}
+		ext := filepath.Ext(seg.Path)
+		if ext == "" {
+			ext = ".webm"
+		}
+		src := seg.Path
+		if !filepath.IsAbs(src) {
+			src = filepath.Join(s.artDir, filepath.FromSlash(seg.Path))
+		}
+		dst := filepath.Join(dir, base+ext)
+		if err := moveFile(src, dst); err != nil {
+			lines = append(lines, "The running recording could not be saved: "+err.Error())
+			continue
+		}
+		lines = append(lines, "- "+dst)
+	}
+	if s.tainted {
+		lines = append(lines, "A secret was filled in this session and videos are not masked: check it is not on screen before sharing.")
+	}
+	return lines
+}
+
+func moveFile(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err == nil {
+		return nil
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return err
+	}
+	return errors.Join(os.Remove(src))
+}

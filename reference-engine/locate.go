@@ -1,0 +1,207 @@
+package webengine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/locate"
+	"github.com/e2e-conform/toolkit/protocol/server"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Locate implements server.Locator: one full read of every reachable
+// document (hidden elements included, full text, all attributes), then the
+// reference resolver of spec §10 over it — so a name read off an
+// observation finds the control. Selectors are CSS or XPath evaluated in
+// the page; frame expressions pick exactly one nested document by a
+// selector evaluated in the enclosing one.
+func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
+	t, err := e.page(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	octx, cancel := opContext(ctx, op)
+	defer cancel()
+	cctx, ccancel := bounded(t.ctx, octx)
+	defer ccancel()
+	pr, err := e.read(cctx, t, "full", locateBudget)
+	if err != nil {
+		return nil, classify(ctx, cctx, "engine/locate", false, err)
+	}
+	l := &locator{ctx: cctx, t: t, root: &pr.R.Root, synth: map[string]func([]*wire.SemanticNode) ([]*wire.SemanticNode, error){}}
+	l.root.Walk(func(n *wire.SemanticNode) bool {
+		if n.Role != nil && *n.Role == "iframe" {
+			l.hasDocs = true
+		}
+		return true
+	})
+	x := l.rewrite(expr, nil)
+	found, err := locate.ResolveExpression(x, []*wire.SemanticNode{l.root}, locate.Options{Selector: l.selector(nil)})
+	if err != nil {
+		return nil, classify(ctx, cctx, "engine/locate", false, err)
+	}
+	out := make([]wire.SemanticNode, len(found))
+	for i, n := range found {
+		out[i] = *n
+	}
+	return out, nil
+}
+
+// locator resolves one expression over one read.
+type locator struct {
+	ctx     context.Context
+	t       *tab
+	root    *wire.SemanticNode
+	hasDocs bool
+	synth   map[string]func([]*wire.SemanticNode) ([]*wire.SemanticNode, error)
+}
+
+// synthPrefix marks selectors the locator answers itself (frames); no CSS
+// or XPath selector starts with a NUL.
+const synthPrefix = "\x00frame:"
+
+func (l *locator) register(fn func([]*wire.SemanticNode) ([]*wire.SemanticNode, error)) *wire.LocatorExpression {
+	key := fmt.Sprintf("%s%d", synthPrefix, len(l.synth))
+	l.synth[key] = fn
+	return &wire.LocatorExpression{Kind: wire.ExprSelector, Selector: key}
+}
+
+// rewrite copies expr, turning frame expressions into synthetic selectors
+// answered in the document at path.
+func (l *locator) rewrite(expr *wire.LocatorExpression, path []string) *wire.LocatorExpression {
+	if expr == nil {
+		return nil
+	}
+	x := *expr
+	switch x.Kind {
+	case wire.ExprQuery:
+		x.Scope = l.rewrite(x.Scope, path)
+	case wire.ExprFilter:
+		x.Source = l.rewrite(x.Source, path)
+		x.Has = l.rewrite(x.Has, path)
+	case wire.ExprIndex:
+		x.Source = l.rewrite(x.Source, path)
+	case wire.ExprFrame:
+		sel, source := x.Selector, x.Source
+		return l.register(func(cands []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
+			return l.frame(sel, source, cands, path)
+		})
+	}
+	return &x
+}
+
+// docNodes returns the nodes of the document at path in document order.
+func (l *locator) docNodes(path []string) []*wire.SemanticNode {
+	var out []*wire.SemanticNode
+	l.root.Walk(func(n *wire.SemanticNode) bool {
+		if slices.Equal(n.FramePath, path) {
+			out = append(out, n)
+		}
+		return true
+	})
+	return out
+}
+
+// frame resolves source inside the one nested document of the document at
+// path that sel matches.
+func (l *locator) frame(sel string, source *wire.LocatorExpression, cands []*wire.SemanticNode, path []string) ([]*wire.SemanticNode, error) {
+	matched, err := l.query(sel, path, l.docNodes(path))
+	if err != nil {
+		return nil, err
+	}
+	var docs []*wire.SemanticNode
+	for _, n := range matched {
+		if n.Role != nil && *n.Role == "iframe" {
+			docs = append(docs, n)
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		e := engineerr.New(engineerr.FrameNotFound, "no frame matches %s", sel)
+		e.Retryable = l.hasDocs
+		if !l.hasDocs {
+			e.Message += ": this page has none"
+		}
+		return nil, e
+	case len(docs) > 1:
+		return nil, engineerr.New(engineerr.FrameAmbiguous, "%d frames match %s", len(docs), sel)
+	}
+	doc := docs[0]
+	if len(doc.Children) == 0 {
+		return []*wire.SemanticNode{}, nil
+	}
+	inner := doc.Children[0].FramePath
+	tops := make([]*wire.SemanticNode, len(doc.Children))
+	for i := range doc.Children {
+		tops[i] = &doc.Children[i]
+	}
+	x := l.rewrite(source, inner)
+	found, err := locate.ResolveExpression(x, tops, locate.Options{Selector: l.selector(inner)})
+	if err != nil {
+		return nil, err
+	}
+	out := []*wire.SemanticNode{}
+	for _, c := range cands {
+		if slices.Contains(found, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// selector answers selector expressions in the document at path.
+func (l *locator) selector(path []string) func(string, []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
+	return func(sel string, cands []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
+		if fn, ok := l.synth[sel]; ok {
+			return fn(cands)
+		}
+		return l.query(sel, path, cands)
+	}
+}
+
+// query evaluates sel in the page, in the document at path, and keeps the
+// candidates it matched.
+func (l *locator) query(sel string, path []string, cands []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
+	var scope any // null: the top document
+	if len(path) > 0 {
+		// the iframe node whose document is at path: a node of the
+		// enclosing document carrying the path's last selector
+		var frameID string
+		l.root.Walk(func(n *wire.SemanticNode) bool {
+			if frameID == "" && n.Role != nil && *n.Role == "iframe" && len(n.Children) > 0 && slices.Equal(n.Children[0].FramePath, path) {
+				frameID = n.Ref.ID
+			}
+			return frameID == ""
+		})
+		if frameID == "" {
+			return []*wire.SemanticNode{}, nil
+		}
+		scope = []string{frameID}
+	}
+	var ids []string
+	var res struct {
+		IDs   []string `json:"ids"`
+		Error string   `json:"error"`
+	}
+	expr, err := inpageQueryExpr(sel, scope)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.t.eval(l.ctx, expr, &res); err != nil {
+		return nil, err
+	}
+	if res.Error != "" {
+		return nil, engineerr.New(engineerr.UnsupportedCapability, "selector %q is not a valid CSS or XPath selector: %s", sel, strings.TrimPrefix(res.Error, "Error: "))
+	}
+	ids = res.IDs
+	out := []*wire.SemanticNode{}
+	for _, c := range cands {
+		if slices.Contains(ids, c.Ref.ID) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,88 @@
+package webengine
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/e2e-conform/toolkit/protocol/server"
+)
+
+// Main is the e2e-web-engine command:
+//
+//	e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v]
+//
+// Without --listen it serves stdin and stdout (the spawn transport); with it,
+// every TCP connection gets its own engine and browser. Logs go to stderr;
+// stdout carries the protocol only. Exit status: 0 after shutdown and exit,
+// 1 otherwise, 2 for a usage error.
+func Main(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet(Name, flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	listen := fl.String("listen", "", "serve TCP connections on `host:port` instead of stdin and stdout")
+	chromium := fl.String("chromium", "", "Chromium's binary (default $E2E_CHROMIUM, else /usr/bin/chromium)")
+	headed := fl.Bool("headed", false, "show the browser window")
+	noVideo := fl.Bool("no-video", false, "leave video recording out of the manifest")
+	verbose := fl.Bool("v", false, "log diagnostics to stderr")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v]")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", Name, fl.Arg(0))
+		return 2
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).With("engine", Name)
+	opts := Options{ExecutablePath: *chromium, Headed: *headed, NoVideo: *noVideo, Logger: log}
+	sopts := server.Options{Logger: log}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if *listen != "" {
+		l, err := net.Listen("tcp", *listen)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", Name, err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "%s: listening on %s\n", Name, l.Addr())
+		if err := server.ServeListener(ctx, l, nil, Factory(opts), sopts); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", Name, err)
+			return 1
+		}
+		return 0
+	}
+	err := server.ServeFactory(ctx, Factory(opts), stdio{stdout}, sopts)
+	if err != nil {
+		if !errors.Is(err, server.ErrClosedWithoutShutdown) {
+			log.Error("serve", "error", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// stdio joins stdin and the given stdout.
+type stdio struct{ out io.Writer }
+
+func (stdio) Read(p []byte) (int, error)    { return os.Stdin.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (stdio) Close() error {
+	os.Stdin.Close()
+	return nil
+}

@@ -1,0 +1,206 @@
+package webengine
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/server"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+	"github.com/e2e-conform/toolkit/reference-engine/inpage"
+	"github.com/e2e-conform/toolkit/reference-engine/media"
+)
+
+// Observation limits (spec web-engine §2.2, §5).
+const (
+	observeBudget  = 3000  // nodes per observation, all documents
+	locateBudget   = 20000 // nodes read for one locate
+	settleBudget   = 5 * time.Second
+	pixelsBudget   = 10 * time.Second
+	fallbackMargin = 2 * time.Second
+)
+
+// eval evaluates expr in the page's main world and decodes its value (by
+// value, promises awaited) into out (nil: ignored).
+func (t *tab) eval(ctx context.Context, expr string, out any) error {
+	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), Silent: ptr(true)})
+	if err != nil {
+		return err
+	}
+	if d := res.ExceptionDetails; d != nil {
+		text := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			text = d.Exception.Description
+		}
+		return &jsError{text: text}
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.Result.Value, out)
+}
+
+// call evaluates the reader's method with args.
+func (t *tab) call(ctx context.Context, out any, method string, args ...any) error {
+	expr, err := inpage.Expr(method, args...)
+	if err != nil {
+		return err
+	}
+	return t.eval(ctx, expr, out)
+}
+
+// pageRead is a tree read with the page's facts around it.
+type pageRead struct {
+	R    readResult `json:"r"`
+	Href string     `json:"href"`
+	W    float64    `json:"w"`
+	H    float64    `json:"h"`
+}
+
+// read runs one reader pass over the page (all reachable documents).
+func (e *Engine) read(ctx context.Context, t *tab, mode string, budget int) (*pageRead, error) {
+	expr, err := inpage.Expr("read", readArgs{Mode: mode, Budget: budget, NextID: e.reserve(budget + 1), TestIDAttribute: e.opts.TestIDAttribute, Prune: true})
+	if err != nil {
+		return nil, err
+	}
+	var pr pageRead
+	wrapped := fmt.Sprintf("(() => { const r = %s; return {r, href: location.href, w: innerWidth, h: innerHeight}; })()", expr)
+	if err := t.eval(ctx, wrapped, &pr); err != nil {
+		return nil, err
+	}
+	return &pr, nil
+}
+
+// settle waits (best effort, bounded) for the document to be parsed.
+func (t *tab) settle(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, settleBudget)
+	defer cancel()
+	_ = t.eval(sctx, `new Promise(r => { if (document.readyState !== "loading") r(true); else document.addEventListener("DOMContentLoaded", () => r(true), {once: true}); })`, nil)
+}
+
+// Observe implements server.Observer: one in-page pass per document,
+// optionally with masked pixels taken concurrently, or, with pixelFallback
+// when the tree cannot be read in time, pixels alone.
+func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.EngineObserveOptions) (*wire.EngineSnapshot, error) {
+	t, err := e.page(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	octx, cancel := opContext(ctx, op)
+	defer cancel()
+	cctx, ccancel := bounded(t.ctx, octx)
+	defer ccancel()
+	t.settle(cctx)
+
+	type shot struct {
+		px  *wire.ObservationPixels
+		n   int64
+		err error
+	}
+	var shots chan shot
+	if opts.Pixels {
+		shots = make(chan shot, 1)
+		go func() {
+			px, n, err := e.pixels(cctx, t)
+			shots <- shot{px, n, err}
+		}()
+	}
+
+	rctx, rcancel := cctx, context.CancelFunc(func() {})
+	if opts.PixelFallback {
+		if d, ok := cctx.Deadline(); ok {
+			margin := min(fallbackMargin, time.Until(d)/4)
+			rctx, rcancel = context.WithDeadline(cctx, d.Add(-margin))
+		}
+	}
+	pr, err := e.read(rctx, t, "tree", observeBudget)
+	rcancel()
+	if err != nil && opts.PixelFallback && ctx.Err() == nil && cctx.Err() == nil {
+		px, n, perr := e.pixels(cctx, t)
+		if perr == nil {
+			return &wire.EngineSnapshot{
+				Location: t.url(), Root: wire.SemanticNode{Ref: wire.NodeRef{ID: "root"}}, Truncated: true, TreeUnavailable: true,
+				Viewport: wire.ViewportSize{Width: float64(e.opts.Width), Height: float64(e.opts.Height)},
+				Pixels:   px, MaskedRegionCount: &n,
+			}, nil
+		}
+	}
+	if err != nil {
+		return nil, classify(ctx, cctx, "engine/observe", false, err)
+	}
+	snap := &wire.EngineSnapshot{
+		Location: pr.Href, Root: pr.R.Root, Truncated: pr.R.Truncated,
+		Viewport: wire.ViewportSize{Width: pr.W, Height: pr.H},
+	}
+	if shots != nil {
+		s := <-shots
+		if s.err != nil {
+			return nil, classify(ctx, cctx, "engine/observe pixels", false, s.err)
+		}
+		snap.Pixels, snap.MaskedRegionCount = s.px, &s.n
+	}
+	if a := op.Attempt; a != nil {
+		a.Screen(snap)
+	}
+	return snap, nil
+}
+
+// maskedPNG captures the viewport as PNG with every secure field painted
+// black, and the number of secure fields (hidden ones included).
+func (e *Engine) maskedPNG(ctx context.Context, t *tab) ([]byte, int64, error) {
+	var sec secureRects
+	if err := t.call(ctx, &sec, "secureRects"); err != nil {
+		return nil, 0, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, pixelsBudget)
+	defer cancel()
+	img, err := chromedp.Call(pctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng, FromSurface: ptr(true)})
+	if err != nil {
+		return nil, 0, err
+	}
+	data := img.Data
+	// Masks are read again after the capture: a field that moved in between
+	// is covered at both places.
+	var after secureRects
+	if err := t.call(ctx, &after, "secureRects"); err != nil {
+		return nil, 0, err
+	}
+	rects := make([]media.Rect, 0, len(sec.Rects)+len(after.Rects))
+	for _, r := range append(sec.Rects, after.Rects...) {
+		rects = append(rects, media.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
+	}
+	w, _, err := media.PNGSize(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	scale := float64(w) / float64(e.opts.Width)
+	masked, err := media.MaskPNG(data, rects, scale)
+	if err != nil {
+		return nil, 0, err
+	}
+	return masked, int64(max(sec.Count, after.Count)), nil
+}
+
+// pixels is maskedPNG as observation pixels.
+func (e *Engine) pixels(ctx context.Context, t *tab) (*wire.ObservationPixels, int64, error) {
+	data, n, err := e.maskedPNG(ctx, t)
+	if err != nil {
+		return nil, 0, err
+	}
+	w, h, err := media.PNGSize(data)
+	if err != nil {
+		return nil, 0, engineerr.New(engineerr.EngineFailure, "the screenshot is not a PNG: %v", err)
+	}
+	return &wire.ObservationPixels{
+		Data: base64.StdEncoding.EncodeToString(data), MediaType: "image/png",
+		Width: int64(w), Height: int64(h), Scale: float64(w) / float64(e.opts.Width),
+	}, n, nil
+}
