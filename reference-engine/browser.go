@@ -26,30 +26,78 @@ type browser struct {
 	version string
 }
 
-// browser returns the running Chromium, starting it when needed.
-func (e *Engine) browser(ctx context.Context) (*browser, error) {
+// launching is a Chromium start in progress (or finished: done closed).
+type launching struct {
+	done chan struct{}
+	br   *browser
+	err  error
+}
+
+// startLaunch starts Chromium in the background unless it runs or is
+// starting, and returns the start.
+func (e *Engine) startLaunch() *launching {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.br != nil {
-		return e.br, nil
+	if e.launch != nil {
+		return e.launch
 	}
-	br, err := launch(ctx, e.opts)
-	if err != nil {
-		return nil, err
+	l := &launching{done: make(chan struct{})}
+	e.launch = l
+	opts := e.opts
+	go func() {
+		defer close(l.done)
+		l.br, l.err = launch(opts)
+	}()
+	return l
+}
+
+// browser returns the running Chromium, starting it when needed and
+// waiting for the start within ctx. A start that failed is forgotten, so
+// the next call tries again.
+func (e *Engine) browser(ctx context.Context) (*browser, error) {
+	l := e.startLaunch()
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
 	}
-	e.br = br
-	return br, nil
+	if l.err != nil {
+		e.mu.Lock()
+		if e.launch == l {
+			e.launch = nil
+		}
+		e.mu.Unlock()
+		return nil, l.err
+	}
+	if err := l.br.alive(); err != nil {
+		e.mu.Lock()
+		if e.launch == l {
+			e.launch = nil
+		}
+		e.mu.Unlock()
+		l.br.close()
+		return nil, engineerr.New(engineerr.EngineFailure, "%v", err)
+	}
+	return l.br, nil
+}
+
+// checkExecutable resolves Chromium's path.
+func checkExecutable(o *Options) error {
+	if _, err := os.Stat(o.ExecutablePath); err != nil {
+		p, lerr := exec.LookPath(o.ExecutablePath)
+		if lerr != nil {
+			return engineerr.Infrastructure("chromium not found at %s (set initializationOptions.executablePath or E2E_CHROMIUM; on Debian: apt-get install chromium): %v", o.ExecutablePath, err)
+		}
+		o.ExecutablePath = p
+	}
+	return nil
 }
 
 // launch starts Chromium with the flags this machine needs (no background
 // networking: the network is closed) and waits until it answers.
-func launch(ctx context.Context, o Options) (*browser, error) {
-	if _, err := os.Stat(o.ExecutablePath); err != nil {
-		if p, lerr := exec.LookPath(o.ExecutablePath); lerr == nil {
-			o.ExecutablePath = p
-		} else {
-			return nil, engineerr.Infrastructure("chromium not found at %s (set initializationOptions.executablePath or E2E_CHROMIUM; on Debian: apt-get install chromium): %v", o.ExecutablePath, err)
-		}
+func launch(o Options) (*browser, error) {
+	if err := checkExecutable(&o); err != nil {
+		return nil, err
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(o.ExecutablePath),
@@ -68,20 +116,10 @@ func launch(ctx context.Context, o Options) (*browser, error) {
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(bctx) }()
-	select {
-	case err := <-started:
-		if err != nil {
-			bcancel()
-			acancel()
-			return nil, engineerr.Infrastructure("starting chromium (%s): %v", o.ExecutablePath, err)
-		}
-	case <-ctx.Done():
+	if err := chromedp.Do(bctx); err != nil {
 		bcancel()
 		acancel()
-		<-started
-		return nil, context.Cause(ctx)
+		return nil, engineerr.Infrastructure("starting chromium (%s): %v", o.ExecutablePath, err)
 	}
 	v, err := chromedp.CallBrowser(bctx, cdpbrowser.GetVersion, cdp.Empty{})
 	if err != nil {

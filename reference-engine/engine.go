@@ -126,7 +126,8 @@ type Engine struct {
 	ids atomic.Int64 // the last node id handed out (n<k>)
 
 	mu      sync.Mutex
-	br      *browser
+	launch  *launching      // Chromium, started or starting; nil before init and after dispose
+	attempt *server.Attempt // the open attempt
 	sess    *session
 	envSent map[string]bool // attempt ids whose environment was sent
 }
@@ -195,27 +196,31 @@ func Transport(base Options) transport.Transport {
 // ---- lifecycle ----
 
 // Init implements server.Initializer: Chromium starts (again, after a
-// dispose).
+// dispose) in the background; the first operation that needs it waits for
+// it. A missing Chromium fails init at once.
 func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
-	br, err := e.browser(ctx)
-	if err != nil {
+	o := e.opts
+	if err := checkExecutable(&o); err != nil {
 		return err
 	}
-	info.Log(fmt.Sprintf("%s: %s ready (worker %d)", Name, br.version, info.WorkerSlot))
+	e.startLaunch()
+	info.Log(fmt.Sprintf("%s: starting %s (worker %d)", Name, o.ExecutablePath, info.WorkerSlot))
 	return nil
 }
 
-// StartAttempt implements server.AttemptStarter: a fresh browser context.
+// StartAttempt implements server.AttemptStarter: the attempt gets a fresh
+// browser context, created when its first operation needs a page (the
+// attempt/environment facts are sent then).
 func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 	e.mu.Lock()
 	old := e.sess
-	e.sess = nil
+	e.sess, e.attempt = nil, a
 	e.mu.Unlock()
 	if old != nil {
 		old.close(ctx)
 	}
-	_, err := e.session(ctx, a)
-	return err
+	e.startLaunch()
+	return nil
 }
 
 // SettleAttempt implements server.AttemptSettler: nothing runs unawaited
@@ -227,7 +232,7 @@ func (e *Engine) SettleAttempt(ctx context.Context, c server.Cleanup) error { re
 func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
 	e.mu.Lock()
 	s := e.sess
-	e.sess = nil
+	e.sess, e.attempt = nil, nil
 	e.mu.Unlock()
 	if s != nil {
 		s.close(ctx)
@@ -245,14 +250,17 @@ func (e *Engine) Dispose(ctx context.Context, info server.DisposeInfo) error {
 // close ends the session and the browser.
 func (e *Engine) close(ctx context.Context) {
 	e.mu.Lock()
-	s, br := e.sess, e.br
-	e.sess, e.br = nil, nil
+	s, l := e.sess, e.launch
+	e.sess, e.launch, e.attempt = nil, nil, nil
 	e.mu.Unlock()
 	if s != nil {
 		s.close(ctx)
 	}
-	if br != nil {
-		br.close()
+	if l != nil {
+		<-l.done
+		if l.br != nil {
+			l.br.close()
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
@@ -50,11 +51,43 @@ func (t *tab) eval(ctx context.Context, expr string, out any) error {
 
 // call evaluates the reader's method with args.
 func (t *tab) call(ctx context.Context, out any, method string, args ...any) error {
-	expr, err := inpage.Expr(method, args...)
-	if err != nil {
+	return t.callWrapped(ctx, out, method, "%s", args...)
+}
+
+// callWrapped evaluates wrap (a JS expression with one %s, where the
+// method's awaited result goes) around the reader's method. It first sends
+// a short expression that calls the installed reader; only a document
+// without it (loaded before the init script was added) gets the whole
+// reader source, once.
+func (t *tab) callWrapped(ctx context.Context, out any, method, wrap string, args ...any) error {
+	enc := make([]string, len(args))
+	for i, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		enc[i] = string(b)
+	}
+	callExpr := fmt.Sprintf("(await c.%s(%s))", method, strings.Join(enc, ","))
+	fast := `(async () => { const c = globalThis.__e2eConform; if (!c) return {missing: true}; return {v: ` + fmt.Sprintf(wrap, callExpr) + `}; })()`
+	var res struct {
+		Missing bool            `json:"missing"`
+		V       json.RawMessage `json:"v"`
+	}
+	if err := t.eval(ctx, fast, &res); err != nil {
 		return err
 	}
-	return t.eval(ctx, expr, out)
+	if res.Missing {
+		full, err := inpage.Expr(method, args...)
+		if err != nil {
+			return err
+		}
+		return t.eval(ctx, `(async () => { const c = {`+method+`: () => `+full+`}; return `+fmt.Sprintf(wrap, "(await c."+method+"())")+`; })()`, out)
+	}
+	if out == nil || len(res.V) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.V, out)
 }
 
 // pageRead is a tree read with the page's facts around it.
@@ -67,13 +100,9 @@ type pageRead struct {
 
 // read runs one reader pass over the page (all reachable documents).
 func (e *Engine) read(ctx context.Context, t *tab, mode string, budget int) (*pageRead, error) {
-	expr, err := inpage.Expr("read", readArgs{Mode: mode, Budget: budget, NextID: e.reserve(budget + 1), TestIDAttribute: e.opts.TestIDAttribute, Prune: true})
-	if err != nil {
-		return nil, err
-	}
+	args := readArgs{Mode: mode, Budget: budget, NextID: e.reserve(budget + 1), TestIDAttribute: e.opts.TestIDAttribute, Prune: true}
 	var pr pageRead
-	wrapped := fmt.Sprintf("(() => { const r = %s; return {r, href: location.href, w: innerWidth, h: innerHeight}; })()", expr)
-	if err := t.eval(ctx, wrapped, &pr); err != nil {
+	if err := t.callWrapped(ctx, &pr, "read", "{r: %s, href: location.href, w: innerWidth, h: innerHeight}", args); err != nil {
 		return nil, err
 	}
 	return &pr, nil

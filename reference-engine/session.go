@@ -66,6 +66,11 @@ func (e *Engine) session(ctx context.Context, a *server.Attempt) (*session, erro
 		return s, nil
 	}
 	e.mu.Unlock()
+	if a == nil {
+		e.mu.Lock()
+		a = e.attempt
+		e.mu.Unlock()
+	}
 	br, err := e.browser(ctx)
 	if err != nil {
 		return nil, err
