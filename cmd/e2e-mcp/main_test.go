@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/e2e-conform/toolkit/fixtures/web"
 )
 
 func build(t *testing.T, dir, pkg string) string {
@@ -148,5 +151,115 @@ func TestUsage(t *testing.T) {
 		if args[0] == "--max-sessions" && !strings.Contains(string(out), "must be an integer from 1 through 16") {
 			t.Errorf("%v: %s", args, out)
 		}
+	}
+}
+
+// marked lists the processes whose environment carries marker=value, with
+// their command names.
+func marked(marker, value string) map[int]string {
+	want := []byte(marker + "=" + value + "\x00")
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, want) || !alive(pid) {
+			continue
+		}
+		comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
+		out[pid] = strings.TrimSpace(string(comm))
+	}
+	return out
+}
+
+// TestNoSurvivors runs the built host with the built-in web engine
+// (zero-config open of a fixture page, a recording running so ffmpeg is
+// up too) and checks that no process started under it — Chromium, ffmpeg,
+// the app command — outlives it, once (a) the client closes normally and
+// once (b) the host gets SIGTERM. Every process the host starts inherits
+// a marker variable set on the host only; /proc is polled for it.
+func TestNoSurvivors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries and starts Chromium")
+	}
+	host := build(t, t.TempDir(), "github.com/e2e-conform/toolkit/cmd/e2e-mcp")
+	app := httptest.NewServer(web.Handler())
+	defer app.Close()
+	for _, how := range []string{"client close", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			const marker = "E2E_MCP_TEST_MARKER"
+			value := fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(how, " ", "-"), os.Getpid(), time.Now().UnixNano())
+			proj := t.TempDir()
+			// The app command of a config target joins the scan too.
+			cfg := `{"targets":[{"name":"web","engine":{"builtin":"web"},"app":{"url":"` + app.URL + `/counter","command":"sleep","args":["300"]}}]}`
+			if err := os.WriteFile(filepath.Join(proj, "e2e.config.json"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(host)
+			cmd.Dir = proj
+			cmd.Env = append(os.Environ(), marker+"="+value)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			ctx := context.Background()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := func(name string, args map[string]any) string {
+				t.Helper()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				if err != nil || res.IsError {
+					t.Fatalf("%s: %v %+v\n%s", name, err, res, stderr.String())
+				}
+				return res.Content[0].(*mcp.TextContent).Text
+			}
+			// Zero config opens the built-in engine on a fixture page.
+			text := call("open_session", map[string]any{"engine": "web", "app": map[string]any{"url": app.URL + "/counter"}})
+			if !strings.Contains(text, "path /counter") {
+				t.Errorf("zero-config open:\n%s", text)
+			}
+			zero := regexp.MustCompile(`^Session (\S+) open`).FindStringSubmatch(text)
+			if zero == nil {
+				t.Fatalf("no session id:\n%s", text)
+			}
+			call("open_session", nil) // the config target: an app command
+			// A running recording: ffmpeg is up when the host goes.
+			call("call", map[string]any{"tool": "start_recording", "session": zero[1]})
+			before := marked(marker, value)
+			names := map[string]bool{}
+			for _, c := range before {
+				names[c] = true
+			}
+			if !names["chromium"] || !names["sleep"] || !names["ffmpeg"] {
+				t.Fatalf("expected chromium, ffmpeg and the app command under the host, got %v", before)
+			}
+			t.Logf("processes under the host: %d (%v)", len(before), names)
+			switch how {
+			case "client close":
+				if err := cs.Close(); err != nil {
+					t.Logf("close: %v", err)
+				}
+			case "SIGTERM":
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+				_ = cs.Close() // waits for the host to exit
+			}
+			if st := cmd.ProcessState; st == nil || st.ExitCode() != 0 {
+				t.Errorf("exit: %v\n%s", st, stderr.String())
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			left := marked(marker, value)
+			for len(left) > 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond) // polling the process table
+				left = marked(marker, value)
+			}
+			if len(left) > 0 {
+				t.Errorf("processes survived the host: %v\n%s", left, stderr.String())
+			}
+		})
 	}
 }

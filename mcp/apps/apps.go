@@ -39,6 +39,27 @@ func (s Spec) key() string {
 	return strings.Join(append(append([]string{s.Dir, s.Command}, s.Args...), env...), "\x00")
 }
 
+// Error codes of app failures (spec mcp.md §5).
+const (
+	CodeAppUnreachable = "APP_UNREACHABLE"
+	CodeLaunchTimeout  = "LAUNCH_TIMEOUT"
+)
+
+// Error is an app command failure with its code.
+type Error struct {
+	Code, Message string
+	Err           error
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// DefaultReadyTimeout is how long an app command gets until its readyUrl
+// answers.
+const DefaultReadyTimeout = 2 * time.Minute
+
 // Pool holds the running app processes.
 type Pool struct {
 	mu    sync.Mutex
@@ -47,11 +68,15 @@ type Pool struct {
 	ReadyPoll time.Duration
 	// StopGrace is how long a process gets after SIGTERM before SIGKILL.
 	StopGrace time.Duration
+	// ReadyTimeout is how long a started command gets until its readyUrl
+	// answers (LAUNCH_TIMEOUT after it).
+	ReadyTimeout time.Duration
 }
 
 // NewPool returns an empty pool.
 func NewPool() *Pool {
-	return &Pool{procs: map[string]*proc{}, ReadyPoll: 100 * time.Millisecond, StopGrace: 3 * time.Second}
+	return &Pool{procs: map[string]*proc{}, ReadyPoll: 100 * time.Millisecond, StopGrace: 3 * time.Second,
+		ReadyTimeout: DefaultReadyTimeout}
 }
 
 type proc struct {
@@ -115,7 +140,7 @@ func (p *Pool) start(pr *proc, s Spec) error {
 	cmd.Stdin = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start app command %q: %w", s.Command, err)
+		return &Error{Code: CodeAppUnreachable, Message: fmt.Sprintf("start app command %q: %v", s.Command, err), Err: err}
 	}
 	pr.cmd = cmd
 	go func() {
@@ -133,6 +158,8 @@ func (p *Pool) waitReady(pr *proc, s Spec) {
 	client := &http.Client{Timeout: 2 * time.Second}
 	t := time.NewTicker(p.ReadyPoll)
 	defer t.Stop()
+	deadline := time.NewTimer(p.ReadyTimeout)
+	defer deadline.Stop()
 	for {
 		resp, err := client.Get(s.ReadyURL)
 		if err == nil {
@@ -141,7 +168,10 @@ func (p *Pool) waitReady(pr *proc, s Spec) {
 		}
 		select {
 		case <-pr.done:
-			pr.err = fmt.Errorf("APP_UNREACHABLE: app command %q exited before %s answered", s.Command, s.ReadyURL)
+			pr.err = &Error{Code: CodeAppUnreachable, Message: fmt.Sprintf("app command %q exited before %s answered", s.Command, s.ReadyURL)}
+			return
+		case <-deadline.C:
+			pr.err = &Error{Code: CodeLaunchTimeout, Message: fmt.Sprintf("app command %q started, but %s did not answer within %s", s.Command, s.ReadyURL, p.ReadyTimeout)}
 			return
 		case <-t.C:
 		}

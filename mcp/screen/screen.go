@@ -43,11 +43,26 @@ type Screen struct {
 	Snapshot *wire.EngineSnapshot
 }
 
-// New renders snap as revision rev.
-func New(snap *wire.EngineSnapshot, rev string, redact Redact) *Screen {
-	if redact == nil {
-		redact = func(s string) string { return s }
+// Options configure how an observation is rendered.
+type Options struct {
+	// Redact is applied to every string taken from the engine; nil leaves
+	// strings alone.
+	Redact Redact
+	// AppURL is the target's app URL: a link on its origin shows as its
+	// path only (spec §3.4); "" shows every link as the engine sent it.
+	AppURL string
+}
+
+func (o Options) redact() Redact {
+	if o.Redact == nil {
+		return func(s string) string { return s }
 	}
+	return o.Redact
+}
+
+// New renders snap as revision rev.
+func New(snap *wire.EngineSnapshot, rev string, o Options) *Screen {
+	redact := o.redact()
 	s := &Screen{Revision: rev, Path: redact(PathOf(snap.Location)), Truncated: snap.Truncated,
 		Unavailable: snap.TreeUnavailable, IDs: map[string]*wire.SemanticNode{}, Snapshot: snap}
 	if snap.TreeUnavailable {
@@ -56,7 +71,7 @@ func New(snap *wire.EngineSnapshot, rev string, redact Redact) *Screen {
 	var walk func(n *wire.SemanticNode, depth int)
 	walk = func(n *wire.SemanticNode, depth int) {
 		s.IDs[n.Ref.ID] = n
-		text, key := NodeLine(n, redact)
+		text, key := NodeLine(n, o)
 		s.Lines = append(s.Lines, Line{ID: n.Ref.ID, Depth: depth, Text: text, key: key})
 		for i := range n.Children {
 			walk(&n.Children[i], depth+1)
@@ -116,12 +131,37 @@ func stateNames(n *wire.SemanticNode) []string {
 	return out
 }
 
+// Href is the link target shown for an engine's href projection h (origin
+// and path with markers, spec web-engine §2.3): the path alone when h is on
+// the origin of appURL, h itself otherwise.
+func Href(h, appURL string) string {
+	if appURL == "" {
+		return h
+	}
+	u, err := url.Parse(appURL)
+	if err != nil || u.Host == "" {
+		return h
+	}
+	origin := u.Scheme + "://" + u.Host
+	if len(h) < len(origin) || !strings.EqualFold(h[:len(origin)], origin) {
+		return h
+	}
+	rest := h[len(origin):]
+	switch {
+	case rest == "":
+		return "/"
+	case rest[0] == '/':
+		return rest
+	case rest[0] == '?' || rest[0] == '#':
+		return "/" + rest
+	}
+	return h // e.g. a longer port or host sharing the prefix
+}
+
 // NodeLine renders one node as an observation line without indentation,
 // and the same line without the focused state (the diff key).
-func NodeLine(n *wire.SemanticNode, redact Redact) (line, key string) {
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
+func NodeLine(n *wire.SemanticNode, o Options) (line, key string) {
+	redact := o.redact()
 	var parts []string
 	parts = append(parts, "#"+n.Ref.ID)
 	if r := deref(n.Role); r != "" {
@@ -138,7 +178,7 @@ func NodeLine(n *wire.SemanticNode, redact Redact) (line, key string) {
 		parts = append(parts, "testid="+quote(redact(tid)))
 	}
 	if h := n.Attributes["href"]; h != "" {
-		parts = append(parts, "href="+quote(redact(h)))
+		parts = append(parts, "href="+quote(redact(Href(h, o.AppURL))))
 	}
 	if p := n.Attributes["placeholder"]; p != "" && name == "" {
 		parts = append(parts, "placeholder="+quote(redact(p)))

@@ -76,11 +76,19 @@ type envOpts struct {
 	idle, ttl   time.Duration
 	getenv      func(string) string
 	builtin     func(bool) transport.Transport
+	// handler serves the fixture app; nil answers "ok" on every path.
+	handler http.Handler
+	// cleanup and ready are the host's CleanupBudget and AppReadyTimeout.
+	cleanup, ready time.Duration
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	handler := o.handler
+	if handler == nil {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	}
+	app := httptest.NewServer(handler)
 	t.Cleanup(app.Close)
 	dir := t.TempDir()
 	if o.config != "" {
@@ -100,6 +108,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	h, err := session.New(session.Options{Cwd: dir, MaxSessions: o.maxSessions, IdleTimeout: o.idle, TTL: o.ttl,
 		Redactor: red, Logger: oplog.New(e.logs, red, slog.LevelDebug), BuiltinWeb: builtin, Getenv: o.getenv,
+		CleanupBudget: o.cleanup, AppReadyTimeout: o.ready,
 		OnEnded: func(id, reason string) {
 			select {
 			case e.ended <- reason:
@@ -500,32 +509,73 @@ func TestErrorCodes(t *testing.T) {
 	})
 	t.Run("CANCELLED", func(t *testing.T) {
 		cfg := `{"targets":[{"name":"web","engine":{"builtin":"web"},"app":{"url":"$APP/counter","command":"sleep","args":["300"],"readyUrl":"http://127.0.0.1:1/never"}}]}`
-		e := newEnv(t, envOpts{config: cfg})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan *mcp.CallToolResult, 1)
-		go func() {
-			res, _ := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "open_session", Arguments: map[string]any{}})
-			done <- res
-		}()
-		// Wait until the app command runs, then cancel the request.
-		for e.host.Apps().Running() == 0 {
-			time.Sleep(5 * time.Millisecond) // polling a state, not standing in for it
+		e := newEnv(t, envOpts{config: cfg, maxSessions: 1})
+		// waitApp polls the pool until the app command of the open runs.
+		waitApp := func() []int {
+			t.Helper()
+			deadline := time.Now().Add(10 * time.Second)
+			for e.host.Apps().Running() == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the app command never started")
+				}
+				time.Sleep(5 * time.Millisecond) // polling a state, not standing in for it
+			}
+			return e.host.Apps().Pids()
 		}
-		pids := e.host.Apps().Pids()
-		cancel()
-		<-done
-		// The host answers CANCELLED once the app stopped; the slot is free.
-		for e.host.Apps().Running() != 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		for _, pid := range pids {
-			if alive(pid) {
-				t.Errorf("app process %d survived the cancelled open", pid)
+		checkStopped := func(pids []int) {
+			t.Helper()
+			if n := e.host.Apps().Running(); n != 0 {
+				t.Errorf("%d app processes still running", n)
+			}
+			for _, pid := range pids {
+				if alive(pid) {
+					t.Errorf("app process %d survived the cancelled open", pid)
+				}
 			}
 		}
-		if !strings.Contains(e.logs.String(), "app command running") {
-			t.Log(e.logs.String())
+		// 1. The host's answer to a cancelled open (what the handler returns).
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := e.host.Open(ctx, session.OpenRequest{})
+			errc <- err
+		}()
+		pids := waitApp()
+		cancel()
+		err := <-errc
+		if code, msg := session.CodeOf(err); code != "CANCELLED" || !regexp.MustCompile(`^opening session \S+ was cancelled$`).MatchString(msg) {
+			t.Errorf("cancelled open: %v", err)
 		}
+		checkStopped(pids) // the answer came after the app command stopped
+		// 2. Over MCP: the client cancels the request (notifications/cancelled).
+		ctx, cancel = context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "open_session", Arguments: map[string]any{}})
+		}()
+		pids = waitApp()
+		cancel()
+		<-done
+		deadline := time.Now().Add(10 * time.Second)
+		for e.host.Apps().Running() != 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond) // polling the pool
+		}
+		checkStopped(pids)
+		// 3. Shutdown aborts an open in flight: its MCP result is CANCELLED.
+		res := make(chan string, 1)
+		go func() {
+			text, isErr, _ := e.call("open_session", nil)
+			if !isErr {
+				text = "not an error: " + text
+			}
+			res <- text
+		}()
+		pids = waitApp() // the slot was freed: with max 1 this open got in
+		e.host.CloseAll(session.ReasonShutdown)
+		mustMatch(t, <-res, `^CANCELLED: opening session \S+ was cancelled$`)
+		checkStopped(pids)
+		errCode(t, e, "open_session", nil, "SESSION_OPEN", "the server is shutting down; no session can open")
 	})
 }
 

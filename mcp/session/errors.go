@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/e2e-conform/toolkit/mcp/apps"
 	"github.com/e2e-conform/toolkit/mcp/catalog"
 	"github.com/e2e-conform/toolkit/mcp/config"
 	"github.com/e2e-conform/toolkit/mcp/policy"
@@ -34,6 +35,9 @@ const (
 	CodeSecretUnavailable = "SECRET_UNAVAILABLE"
 	CodeUnsupported       = "UNSUPPORTED_CAPABILITY"
 	CodeMaskingUnproven   = "MASKING_UNPROVEN"
+	CodeEngineInUse       = "ENGINE_IN_USE"
+	CodeCredential        = "AUTH_CREDENTIAL_UNAVAILABLE"
+	CodeCleanupTimeout    = "CLEANUP_TIMEOUT"
 )
 
 // Error is a failure of a host operation: a code and a message. Tool
@@ -63,6 +67,7 @@ func errf(code, format string, args ...any) *Error {
 // policy or the engine into a code and message of spec §5.
 func CodeOf(err error) (code, msg string) {
 	var he *Error
+	var ae *apps.Error
 	var ce *config.Error
 	var cat *catalog.Error
 	var pe *policy.Error
@@ -71,6 +76,8 @@ func CodeOf(err error) (code, msg string) {
 	switch {
 	case errors.As(err, &he):
 		return he.Code, he.Message
+	case errors.As(err, &ae):
+		return ae.Code, ae.Message
 	case errors.As(err, &ce):
 		return ce.Code, ce.Message
 	case errors.As(err, &cat):

@@ -31,12 +31,12 @@ import (
 
 // Defaults of spec §4.1.
 const (
-	DefaultIdleTimeout = 30 * time.Minute
-	DefaultTTL         = 4 * time.Hour
-	DefaultMaxSessions = 4
-	MaxMaxSessions     = 16
-	rememberEnded      = 32
-	cleanupBudget      = 10 * time.Second
+	DefaultIdleTimeout   = 30 * time.Minute
+	DefaultTTL           = 4 * time.Hour
+	DefaultMaxSessions   = 4
+	MaxMaxSessions       = 16
+	rememberEnded        = 32
+	defaultCleanupBudget = 10 * time.Second
 )
 
 // Reasons a session ends with.
@@ -73,6 +73,12 @@ type Options struct {
 	Version string
 	// OnEnded, when set, is called after a session has fully closed.
 	OnEnded func(id, reason string)
+	// CleanupBudget bounds each session's teardown (default 10 s); a step
+	// that overruns it is reported as CLEANUP_TIMEOUT.
+	CleanupBudget time.Duration
+	// AppReadyTimeout is how long an app command gets until its readyUrl
+	// answers (default apps.DefaultReadyTimeout); then LAUNCH_TIMEOUT.
+	AppReadyTimeout time.Duration
 }
 
 // Host holds the sessions of one MCP server process.
@@ -91,6 +97,9 @@ type Host struct {
 	lastEnd  string
 	draining bool
 	cfgClaim string // config path the admitted sessions use
+	// engClaim maps a shared engine (a connect address) to the session
+	// driving it (ENGINE_IN_USE).
+	engClaim map[string]string
 	opening  sync.WaitGroup
 	openCanc map[string]context.CancelFunc
 }
@@ -125,12 +134,20 @@ func New(opts Options) (*Host, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
+	if opts.CleanupBudget == 0 {
+		opts.CleanupBudget = defaultCleanupBudget
+	}
+	pool := apps.NewPool()
+	if opts.AppReadyTimeout > 0 {
+		pool.ReadyTimeout = opts.AppReadyTimeout
+	}
 	l, err := config.NewLoader()
 	if err != nil {
 		return nil, err
 	}
-	return &Host{opts: opts, log: opts.Logger, red: opts.Redactor, loader: l, apps: apps.NewPool(),
-		sessions: map[string]*Session{}, ended: map[string]string{}, openCanc: map[string]context.CancelFunc{}}, nil
+	return &Host{opts: opts, log: opts.Logger, red: opts.Redactor, loader: l, apps: pool,
+		sessions: map[string]*Session{}, ended: map[string]string{}, openCanc: map[string]context.CancelFunc{},
+		engClaim: map[string]string{}}, nil
 }
 
 // Redactor returns the host's redactor.
@@ -289,6 +306,11 @@ func (h *Host) release(s *Session, reason string) {
 		if id == s.id {
 			h.order = append(h.order[:i], h.order[i+1:]...)
 			break
+		}
+	}
+	for k, holder := range h.engClaim {
+		if holder == s.id {
+			delete(h.engClaim, k)
 		}
 	}
 	if s.cfgPath != "" {
@@ -525,6 +547,38 @@ func (h *Host) selectTarget(cfg *config.Config, name string) (*config.Target, er
 		q[i] = strconv.Quote(n)
 	}
 	return nil, errf(CodeUnknownTarget, "unknown target %q; the config declares %s", name, strings.Join(q, ", "))
+}
+
+// engineKey names the engine instance a target's sessions would share, ""
+// when each session gets its own. A spawned engine is a process per
+// session and the built-in engine serves each connection from its own
+// engine, but an engine server reached by connect may serve every
+// connection from one engine (engine protocol §2.8): sessions on one
+// address share it.
+func engineKey(t *config.Target) string {
+	if t.Engine.Connect == "" {
+		return ""
+	}
+	host, port, err := net.SplitHostPort(t.Engine.Connect)
+	if err != nil {
+		return "connect " + t.Engine.Connect
+	}
+	return "connect " + net.JoinHostPort(strings.ToLower(host), port)
+}
+
+// claimEngine claims the shared engine of t for s (spec §4.2 step 6).
+func (h *Host) claimEngine(s *Session, t *config.Target) error {
+	key := engineKey(t)
+	if key == "" {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if holder, ok := h.engClaim[key]; ok && holder != s.id {
+		return errf(CodeEngineInUse, "target %q connects to the engine server at %s, which may serve every connection from one engine, so every session shares it, and session %s is driving it; give the target its own engine (engine.command or the built-in web engine), or close_session %s first", t.Name, t.Engine.Connect, holder, holder)
+	}
+	h.engClaim[key] = s.id
+	return nil
 }
 
 // transportFor makes the engine transport of a target.

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,6 +157,9 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 		s.output = filepath.Join(s.root, s.output)
 	}
 	s.target, s.platform = tgt.Name, tgt.Platform
+	if err := h.claimEngine(s, tgt); err != nil {
+		return "", err
+	}
 	if tgt.App.URL != "" {
 		u, err := policy.ResolveURL(tgt.App.URL, "")
 		if err != nil {
@@ -197,7 +201,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
-			return "", errf(CodeAppUnreachable, "%v", err)
+			return "", err
 		}
 		s.lease = lease
 		h.log.Info("app command running", "session", s.id, "command", tgt.App.Command, "pids", fmt.Sprint(h.apps.Pids()))
@@ -332,7 +336,7 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 		return nil, err
 	}
 	s.rev++
-	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), s.h.red.String)
+	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), screen.Options{Redact: s.h.red.String, AppURL: s.appURL})
 	return scr, nil
 }
 
@@ -340,21 +344,36 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 func (s *Session) teardown(ctx context.Context) []string {
 	s.stopTimers()
 	var lines []string
-	ctx, cancel := context.WithTimeout(ctx, cleanupBudget)
+	budget := s.h.opts.CleanupBudget
+	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	// cleanup runs one step. A step still running when the budget ran out
+	// is CLEANUP_TIMEOUT even if the engine answered later (it ignored the
+	// step's signal); later steps still run, so nothing is left behind.
+	cleanup := func(step string, f func() error) {
+		start := time.Now()
+		err := f()
+		switch {
+		case ctx.Err() != nil && err == nil:
+			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s overran the %s cleanup budget: the engine answered after %.1f s", CodeCleanupTimeout, step, budget, time.Since(start).Seconds()))
+		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s did not finish within the %s cleanup budget: %s", CodeCleanupTimeout, step, budget, Text(err)))
+		case err != nil:
+			lines = append(lines, "Cleanup: "+Text(err))
+		}
+	}
 	if s.conn != nil {
 		if s.rec != nil {
 			lines = append(lines, s.stopRecording(ctx)...)
 		}
-		ms := cleanupBudget.Milliseconds()
-		if err := s.conn.EndAttempt(ctx, ms); err != nil {
-			lines = append(lines, "Cleanup: "+Text(err))
-		}
+		ms := budget.Milliseconds()
+		cleanup("endAttempt", func() error { return s.conn.EndAttempt(ctx, ms) })
 		if s.manifest.Lists(wire.MethodDispose) {
-			if err := s.conn.Dispose(ctx, ms, nil); err != nil {
-				lines = append(lines, "Cleanup: "+Text(err))
-			}
+			// Dispose runs even when endAttempt used up the budget: it is
+			// what stops the engine's browser or device.
+			cleanup("dispose", func() error { return s.conn.Dispose(ctx, ms, nil) })
 		}
+		// Closing the connection ends an engine that did not dispose.
 		if err := s.conn.Close(5 * time.Second); err != nil {
 			lines = append(lines, "Cleanup: "+Text(err))
 		}

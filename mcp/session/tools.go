@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -358,6 +359,9 @@ func (s *Session) fillSecret(ctx context.Context, id, name string) error {
 	}
 	v, ok := s.secrets[name]
 	if !ok {
+		if sec.PurposeOrDefault() == "password" && sec.Username != "" {
+			return errf(CodeCredential, "credential %q (username %q) has no password: its secret has no value (set its environment variable or file)", name, sec.Username)
+		}
 		return errf(CodeSecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
 	}
 	s.tainted = true // from here on no pixels leave the host
@@ -480,15 +484,10 @@ func (s *Session) image(snap *wire.EngineSnapshot) (*Image, string, error) {
 		}
 		f := float64(MaxImageSide) / float64(max(w, h))
 		nw, nh := max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
-		dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
-		b := src.Bounds()
-		for y := 0; y < nh; y++ {
-			for x := 0; x < nw; x++ {
-				dst.Set(x, y, src.At(b.Min.X+x*b.Dx()/nw, b.Min.Y+y*b.Dy()/nh))
-			}
-		}
+		dst := resample(src, nw, nh)
 		var buf bytes.Buffer
-		if err := png.Encode(&buf, dst); err != nil {
+		enc := png.Encoder{CompressionLevel: png.BestSpeed}
+		if err := enc.Encode(&buf, dst); err != nil {
 			return nil, "", err
 		}
 		data, w, h, scale = buf.Bytes(), nw, nh, scale*f
@@ -501,6 +500,37 @@ func (s *Session) image(snap *wire.EngineSnapshot) (*Image, string, error) {
 	}
 	note += ". Point coordinates (tap_at and the other _at verbs) are pixels of this image: x from the left edge, y from the top edge."
 	return &Image{Data: data, MIMEType: "image/png"}, note, nil
+}
+
+// resample scales src to w by h pixels by nearest neighbour, reading the
+// pixel buffers of the common decoded formats directly.
+func resample(src image.Image, w, h int) *image.NRGBA {
+	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	b := src.Bounds()
+	var pix []byte
+	var stride int
+	premul := false
+	switch im := src.(type) {
+	case *image.NRGBA:
+		pix, stride = im.Pix, im.Stride
+	case *image.RGBA:
+		pix, stride, premul = im.Pix, im.Stride, true
+	}
+	for y := 0; y < h; y++ {
+		sy := y * b.Dy() / h
+		row := dst.Pix[y*dst.Stride:]
+		for x := 0; x < w; x++ {
+			sx := x * b.Dx() / w
+			// An opaque premultiplied pixel equals its straight form.
+			if i := sy*stride + 4*sx; pix != nil && (!premul || pix[i+3] == 0xff) {
+				copy(row[4*x:4*x+4], pix[i:i+4])
+				continue
+			}
+			c := color.NRGBAModel.Convert(src.At(b.Min.X+sx, b.Min.Y+sy)).(color.NRGBA)
+			row[4*x], row[4*x+1], row[4*x+2], row[4*x+3] = c.R, c.G, c.B, c.A
+		}
+	}
+	return dst
 }
 
 func (s *Session) screenshot(ctx context.Context) (*Result, error) {

@@ -57,6 +57,7 @@ const (
 	MethodSecureRects     = "secureRects"
 	MethodHitInfo         = "hitInfo"
 	MethodLabels          = "labels"
+	MethodJSON            = "json"
 )
 
 // Expr returns one JS expression that installs the reader when missing (so

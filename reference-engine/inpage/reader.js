@@ -1603,6 +1603,12 @@
 
   function element(id) { return lookup(id); }
 
+  // json serialises a result with the JSON.stringify captured at install,
+  // so that the engine can take a large answer back as one string (cheaper
+  // than a by-value transfer) whatever the page did to JSON since.
+  var J_stringify = JSON.stringify, JSONObj = JSON;
+  function json(v) { return apply(J_stringify, JSONObj, [v]); }
+
   // ---- install --------------------------------------------------------------
   var api = {};
   function def(name, fn) { defProp(api, name, { value: fn, enumerable: true }); }
@@ -1623,6 +1629,7 @@
   def('secureRects', secureRects);
   def('hitInfo', hitInfo);
   def('labels', labels);
+  def('json', json);
   defProp(api, CLOSED_KEY, {
     value: function (host) { return apply(WM_get, closedRoots, [host]) || null; }
   });
