@@ -63,14 +63,11 @@ func writeArtifact(dir, rel string, data []byte) error {
 // under the attempt's artifacts directory, or returned as data when there
 // is none.
 func (e *Engine) Screenshot(ctx context.Context, op server.Operation, l *string) (*wire.ScreenshotResult, error) {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	data, _, err := e.maskedPNG(cctx, t)
 	if err != nil {
 		return nil, classify(ctx, cctx, "artifacts/screenshot", false, err)
@@ -156,10 +153,11 @@ func (s *session) resumeVideo(ctx context.Context) error {
 // current page (about:blank when none is open); restart and reset start a
 // new segment. A second start while recording is a no-op.
 func (v VideoEngine) StartVideo(ctx context.Context, op server.Operation) error {
-	t, err := v.page(ctx, op)
+	t, cctx, done, err := v.begin(ctx, op)
 	if err != nil {
 		return err
 	}
+	defer done()
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -167,7 +165,7 @@ func (v VideoEngine) StartVideo(ctx context.Context, op server.Operation) error 
 		return nil
 	}
 	vid := &video{s: s, dir: artifactsDir(op.Attempt)}
-	if err := vid.startSegment(ctx, t); err != nil {
+	if err := vid.startSegment(cctx, t); err != nil {
 		return err
 	}
 	s.video = vid

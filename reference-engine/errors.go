@@ -39,6 +39,22 @@ func budgetContext(ctx context.Context, ms float64) (context.Context, context.Ca
 	return context.WithTimeoutCause(ctx, time.Duration(ms*float64(time.Millisecond)), errBudget)
 }
 
+// begin starts an operation on the operation's page: the page, and a
+// context carrying the page's chromedp target that ends with the request's
+// signal or the operation's budget; done releases it.
+func (e *Engine) begin(ctx context.Context, op server.Operation) (*tab, context.Context, func(), error) {
+	// The budget covers everything, waiting for Chromium's start and
+	// opening the page included.
+	octx, cancel := opContext(ctx, op)
+	t, err := e.page(octx, op)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, classify(ctx, octx, "opening the page", false, err)
+	}
+	cctx, ccancel := bounded(t.ctx, octx)
+	return t, cctx, func() { ccancel(); cancel() }, nil
+}
+
 // bounded returns a context carrying base's chromedp target (base has no
 // deadline) that ends when op ends, with op's cause.
 func bounded(base, op context.Context) (context.Context, context.CancelFunc) {

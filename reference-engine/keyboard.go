@@ -124,14 +124,11 @@ func (d *dispatcher) typeText(text string) error {
 // Type implements server.Keyboard: keystrokes into whatever has focus,
 // which must take them.
 func (e *Engine) Type(ctx context.Context, op server.Operation, text string, opts wire.TypeOptions) error {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	var ok bool
 	if err := t.call(cctx, &ok, "focusedEditable"); err != nil {
 		return classify(ctx, cctx, "keyboard/type", false, err)
@@ -162,18 +159,15 @@ func (e *Engine) Type(ctx context.Context, op server.Operation, text string, opt
 // Press implements server.Keyboard: one key with its modifiers, to
 // whatever has focus.
 func (e *Engine) Press(ctx context.Context, op server.Operation, k wire.Key) error {
-	t, err := e.page(ctx, op)
-	if err != nil {
-		return err
-	}
 	evs, err := keyEvents(k)
 	if err != nil {
 		return err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	t, cctx, done, err := e.begin(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer done()
 	d := &dispatcher{t: t, ctx: cctx}
 	if err := d.keys(evs); err != nil {
 		return classify(ctx, cctx, "keyboard/press", d.committed, err)

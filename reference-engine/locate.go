@@ -19,14 +19,11 @@ import (
 // the page; frame expressions pick exactly one nested document by a
 // selector evaluated in the enclosing one.
 func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	pr, err := e.read(cctx, t, "full", locateBudget)
 	if err != nil {
 		return nil, classify(ctx, cctx, "engine/locate", false, err)

@@ -127,14 +127,11 @@ func (t *tab) settle(ctx context.Context) {
 // optionally with masked pixels taken concurrently, or, with pixelFallback
 // when the tree cannot be read in time, pixels alone.
 func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.EngineObserveOptions) (*wire.EngineSnapshot, error) {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	t.settle(cctx)
 
 	type shot struct {

@@ -112,14 +112,11 @@ func (e *Engine) actionable(ctx, cctx context.Context, t *tab, id, kind string, 
 // viewport scroll) and focus (the active element blurs); other actions on
 // the root have no effect.
 func (e *Engine) Perform(ctx context.Context, op server.Operation, ref wire.NodeRef, a wire.LocatorAction) error {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	d := &dispatcher{t: t, ctx: cctx}
 	err = e.perform(ctx, cctx, t, d, ref.ID, a)
 	if err != nil {
@@ -425,14 +422,11 @@ func (e *Engine) setFiles(ctx context.Context, t *tab, d *dispatcher, id string,
 // PerformAt implements server.PointerPerformer: the point rounded to the
 // nearest CSS pixel, no actionability checks.
 func (e *Engine) PerformAt(ctx context.Context, op server.Operation, pt wire.ViewportPoint, a wire.PointerAction) error {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	d := &dispatcher{t: t, ctx: cctx}
 	x, y := math.Round(pt.X), math.Round(pt.Y)
 	switch a.Kind {

@@ -454,14 +454,11 @@ func (e *Engine) Open(ctx context.Context, op server.Operation, raw string) erro
 		}
 		return engineerr.NewE2E(engineerr.CategoryTest, "INVALID_ARGUMENT", "cannot open %q: %s is refused; only http(s) URLs and about:blank", Redact(raw), scheme)
 	}
-	t, err := e.page(ctx, op)
+	_, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	err = chromedp.Do(cctx, chromedp.Navigate(raw))
 	if err != nil {
 		return navError(ctx, cctx, raw, err)
@@ -487,14 +484,11 @@ func navError(ctx, cctx context.Context, raw string, err error) error {
 // Back implements server.SessionBacker: one history entry back (no-op at
 // the first entry), waiting for the load.
 func (e *Engine) Back(ctx context.Context, op server.Operation) error {
-	t, err := e.page(ctx, op)
+	_, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	h, err := chromedp.Call(cctx, page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
 		return classify(ctx, cctx, "session/back", false, err)
@@ -512,32 +506,36 @@ func (e *Engine) Back(ctx context.Context, op server.Operation) error {
 // Restart implements server.SessionRestarter: the page closes and a blank
 // one opens in the same browser context (storage kept).
 func (e *Engine) Restart(ctx context.Context, op server.Operation) error {
-	s, err := e.session(ctx, op.Attempt)
+	octx, cancel := opContext(ctx, op)
+	defer cancel()
+	s, err := e.session(octx, op.Attempt)
 	if err != nil {
-		return err
+		return classify(ctx, octx, "session/restart", false, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return engineerr.New(engineerr.InvalidState, "the session was closed")
 	}
-	s.closeTab(ctx)
-	t, err := s.newTab(ctx)
+	s.closeTab(octx)
+	t, err := s.newTab(octx)
 	if err != nil {
-		return err
+		return classify(ctx, octx, "session/restart", false, err)
 	}
 	s.tab = t
-	return s.resumeVideo(ctx)
+	return s.resumeVideo(octx)
 }
 
 // Reset implements server.SessionResetter: a clean browser context (storage
 // cleared) with a blank page.
 func (e *Engine) Reset(ctx context.Context, op server.Operation) error {
-	s, err := e.session(ctx, op.Attempt)
+	octx, cancel := opContext(ctx, op)
+	defer cancel()
+	s, err := e.session(octx, op.Attempt)
 	if err != nil {
-		return err
+		return classify(ctx, octx, "session/reset", false, err)
 	}
-	return s.replaceContext(ctx, nil)
+	return classify(ctx, octx, "session/reset", false, s.replaceContext(octx, nil))
 }
 
 // replaceContext swaps the session's browser context for a new one, seeded

@@ -24,14 +24,11 @@ const (
 // Capture implements server.StateKeeper. The state's values are secrets:
 // they are never logged nor put in an error.
 func (e *Engine) Capture(ctx context.Context, op server.Operation) (*wire.EngineState, error) {
-	t, err := e.page(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	octx, cancel := opContext(ctx, op)
-	defer cancel()
-	cctx, ccancel := bounded(t.ctx, octx)
-	defer ccancel()
+	defer done()
 	s := t.s
 	s.mu.Lock()
 	bc := s.bc
@@ -64,12 +61,12 @@ func (e *Engine) Restore(ctx context.Context, op server.Operation, state wire.En
 	if err != nil {
 		return engineerr.NewE2E(engineerr.CategoryConfiguration, "SESSION_INVALID", "the state's data is not a %s: %v", StateFormat, err)
 	}
-	s, err := e.session(ctx, op.Attempt)
-	if err != nil {
-		return err
-	}
 	octx, cancel := opContext(ctx, op)
 	defer cancel()
+	s, err := e.session(octx, op.Attempt)
+	if err != nil {
+		return classify(ctx, octx, "state/restore", false, err)
+	}
 	return s.replaceContext(octx, func(ctx context.Context, t *tab, bc cdp.BrowserContextID) error {
 		cctx, ccancel := bounded(t.ctx, ctx)
 		defer ccancel()

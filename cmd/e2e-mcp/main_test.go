@@ -66,9 +66,6 @@ func children(pid int) []int {
 // a session on a spawned engine and an app command, then the client goes
 // away; no engine or app process may survive the host.
 func TestSubprocess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds binaries")
-	}
 	bin := t.TempDir()
 	host := build(t, bin, "github.com/e2e-conform/toolkit/cmd/e2e-mcp")
 	sab := build(t, bin, "github.com/e2e-conform/toolkit/fixtures/saboteur/cmd/saboteur")
@@ -138,9 +135,6 @@ func TestSubprocess(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds binaries")
-	}
 	host := build(t, t.TempDir(), "github.com/e2e-conform/toolkit/cmd/e2e-mcp")
 	for _, args := range [][]string{{"--max-sessions", "0"}, {"--max-sessions", "17"}, {"--max-sessions", "abc"}, {"--headless"}} {
 		cmd := exec.Command(host, args...)

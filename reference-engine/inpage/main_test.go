@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/e2e-conform/toolkit/internal/chromium"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,27 +38,12 @@ func TestMain(m *testing.M) {
 
 func runMain(m *testing.M) int {
 	exe := os.Getenv("E2E_CHROMIUM")
-	if exe == "" {
-		exe = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(exe); err != nil {
-		fmt.Fprintln(os.Stderr, "inpage tests: no Chromium at", exe)
-		return 0
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil {
-		fmt.Fprintln(os.Stderr, "inpage tests: start Chromium:", err)
+	bctx, stop, err := chromium.Start(exe)
+	if err != nil { // make test installs Chromium (make browser): a missing one fails
+		fmt.Fprintln(os.Stderr, "inpage tests:", err)
 		return 1
 	}
+	defer stop()
 	e := &env{browser: bctx, pages: map[string]string{}}
 	e.srv = httptest.NewServer(http.HandlerFunc(e.serve))
 	defer e.srv.Close()
@@ -93,9 +79,6 @@ type tab struct {
 
 func newTab(t testing.TB, initScript bool) *tab {
 	t.Helper()
-	if testEnv == nil {
-		t.Skip("no Chromium")
-	}
 	ctx, cancel := chromedp.NewContext(testEnv.browser)
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/e2e-conform/toolkit/internal/chromium"
 	"image"
 	"image/color"
 	"image/png"
@@ -29,24 +30,14 @@ func TestMain(m *testing.M) {
 		orphanHelper()
 		return
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath("/usr/bin/chromium"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, bcancel := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil {
-		fmt.Fprintln(os.Stderr, "start chromium:", err)
-		bcancel()
-		acancel()
+	bctx, stop, err := chromium.Start(chromium.DefaultPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	browserCtx = bctx
 	code := m.Run()
-	bcancel()
-	acancel()
+	stop()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
@@ -186,7 +177,7 @@ func TestMaskPNG(t *testing.T) {
 
 func TestFindFFmpeg(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
-		t.Skip("no ffmpeg in $PATH")
+		t.Fatal("no ffmpeg in $PATH (make browser installs it)")
 	}
 	p, err := FindFFmpeg("")
 	if err != nil || p == "" {
@@ -225,7 +216,7 @@ func ffmpegPath(t *testing.T) string {
 	t.Helper()
 	p, err := FindFFmpeg("")
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("%v (make browser installs ffmpeg)", err)
 	}
 	return p
 }

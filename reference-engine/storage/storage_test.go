@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/e2e-conform/toolkit/internal/chromium"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,24 +25,14 @@ import (
 var browserCtx context.Context
 
 func TestMain(m *testing.M) {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath("/usr/bin/chromium"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, bcancel := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil {
-		fmt.Fprintln(os.Stderr, "start chromium:", err)
-		bcancel()
-		acancel()
+	bctx, stop, err := chromium.Start(chromium.DefaultPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	browserCtx = bctx
 	code := m.Run()
-	bcancel()
-	acancel()
+	stop()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
