@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
+	"github.com/e2e-conform/toolkit/internal/chromium"
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 )
 
@@ -99,15 +100,7 @@ func launch(o Options) (*browser, error) {
 	if err := checkExecutable(&o); err != nil {
 		return nil, err
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(o.ExecutablePath),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("enable-unsafe-swiftshader", true),
+	opts := chromium.AllocatorOptions(o.ExecutablePath,
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions"),
 		chromedp.WindowSize(o.Width, o.Height),
 	)
