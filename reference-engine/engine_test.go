@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/e2e-conform/toolkit/protocol/server"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -112,5 +114,38 @@ func TestObserveLocateTapOnAPage(t *testing.T) {
 	}
 	if len(after) != 1 || after[0].Ref.ID != found[0].Ref.ID {
 		t.Fatalf("after the tap, text Went is on %v, want the tapped button %s", after, found[0].Ref.ID)
+	}
+}
+
+// TestReaderInstallsLate: a document loaded without the init script (a tab
+// the engine did not prepare) still answers reads: the first call installs
+// the reader from its source.
+func TestReaderInstallsLate(t *testing.T) {
+	srv := pageServer(t)
+	e := newTestEngine(t)
+	br, err := e.browser(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancel := chromedp.NewContext(br.bctx)
+	defer cancel()
+	if err := chromedp.Do(tctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	bare := &tab{ctx: tctx}
+	var installed bool
+	if err := bare.eval(tctx, "Object.getOwnPropertyDescriptor(globalThis, '__e2eConform') !== undefined", &installed); err != nil || installed {
+		t.Fatalf("the bare tab already has the reader (%v)", err)
+	}
+	pr, err := e.read(tctx, bare, "tree", 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.R.Root.Ref.ID != "root" || pr.R.Count < 4 {
+		t.Fatalf("late read: root %q, %d nodes", pr.R.Root.Ref.ID, pr.R.Count)
+	}
+	var rects secureRects
+	if err := bare.call(tctx, &rects, "secureRects"); err != nil || rects.Count != 1 {
+		t.Fatalf("secureRects after the late install: %+v %v", rects, err)
 	}
 }
