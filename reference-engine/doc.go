@@ -39,6 +39,11 @@
 //     operation's budget; a blocker that outlasts that is NOT_ACTIONABLE naming
 //     it ("… intercepts pointer events"). The harness retries; the engine does
 //     not hold a whole 30 s budget on a disabled button.
+//   - Pixel fallback: when the tree read misses its share of the budget
+//     (all but min(2 s, a quarter)), a fresh masked screenshot is returned
+//     with treeUnavailable and truncated. Masks need the reader's secure-field
+//     rects, so a page whose main thread hangs gets OPERATION_TIMEOUT: pixels
+//     are never sent unmasked.
 //   - Input dispatched before a budget ran out turns the failure into
 //     ACTION_MAY_HAVE_COMMITTED; nothing dispatched is OPERATION_TIMEOUT.
 //   - The root takes swipe (a viewport wheel by the viewport's extent times
