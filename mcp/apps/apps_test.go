@@ -1,0 +1,119 @@
+package apps
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// alive reports whether pid is a live (not zombie-reaped-away) process.
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestPoolSharesAndStops(t *testing.T) {
+	ready := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ready.Close()
+	p := NewPool()
+	p.ReadyPoll = 10 * time.Millisecond
+	p.StopGrace = time.Second
+	s := Spec{Command: "sleep", Args: []string{"600"}, ReadyURL: ready.URL}
+	ctx := context.Background()
+	a, err := p.Acquire(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Acquire(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Running(); n != 1 {
+		t.Fatalf("two leases of one spec run %d processes, want 1 shared", n)
+	}
+	pids := p.Pids()
+	other, err := p.Acquire(ctx, Spec{Command: "sleep", Args: []string{"601"}, ReadyURL: ready.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Running(); n != 2 {
+		t.Fatalf("a different spec shares a process: %d running", n)
+	}
+	a.Release()
+	a.Release() // idempotent
+	if !alive(pids[0]) {
+		t.Fatal("the shared process stopped while a lease still holds it")
+	}
+	b.Release()
+	other.Release()
+	if n := p.Running(); n != 0 {
+		t.Errorf("%d processes after every lease was released", n)
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d outlived its last lease", pid)
+		}
+	}
+}
+
+func TestPoolFailures(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/"
+	l.Close()
+	cases := []struct {
+		name string
+		spec Spec
+		code string
+	}{
+		{"a command that exits before its readyUrl answers", Spec{Command: "true", ReadyURL: closed}, CodeAppUnreachable},
+		{"a readyUrl that never answers", Spec{Command: "sleep", Args: []string{"600"}, ReadyURL: closed}, CodeLaunchTimeout},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewPool()
+			p.ReadyPoll = 10 * time.Millisecond
+			p.ReadyTimeout = 300 * time.Millisecond
+			p.StopGrace = time.Second
+			_, err := p.Acquire(context.Background(), c.spec)
+			var ae *Error
+			if !errors.As(err, &ae) || ae.Code != c.code {
+				t.Fatalf("got %v, want %s", err, c.code)
+			}
+			if n := p.Running(); n != 0 {
+				t.Errorf("%d processes left after a failed start", n)
+			}
+		})
+	}
+	t.Run("a cancelled acquire stops the process", func(t *testing.T) {
+		p := NewPool()
+		p.ReadyPoll = 10 * time.Millisecond
+		p.StopGrace = time.Second
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := p.Acquire(ctx, Spec{Command: "sleep", Args: []string{"600"}, ReadyURL: closed})
+			errc <- err
+		}()
+		for p.Running() == 0 {
+			time.Sleep(5 * time.Millisecond) // polling the pool until the process runs
+		}
+		pids := p.Pids()
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want the cancellation", err)
+		}
+		if n := p.Running(); n != 0 {
+			t.Errorf("%d processes after the cancelled acquire", n)
+		}
+		for _, pid := range pids {
+			if alive(pid) {
+				t.Errorf("process %d survived", pid)
+			}
+		}
+	})
+}
