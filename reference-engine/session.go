@@ -2,6 +2,7 @@ package webengine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -484,7 +485,7 @@ func navError(ctx, cctx context.Context, raw string, err error) error {
 // Back implements server.SessionBacker: one history entry back (no-op at
 // the first entry), waiting for the load.
 func (e *Engine) Back(ctx context.Context, op server.Operation) error {
-	_, cctx, done, err := e.begin(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -497,10 +498,31 @@ func (e *Engine) Back(ctx context.Context, op server.Operation) error {
 		return nil
 	}
 	entry := h.Entries[h.CurrentIndex-1]
-	if err := chromedp.Do(cctx, chromedp.NavigateToHistoryEntry(entry.ID)); err != nil {
+	if _, err := chromedp.Call(cctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: entry.ID}); err != nil {
 		return classify(ctx, cctx, "session/back", false, err)
 	}
-	return nil
+	// Wait for the entry's document to be complete by polling it: a page
+	// restored from the back-forward cache fires no load event (waiting for
+	// one hung session/back now and then).
+	want, _ := json.Marshal(entry.URL)
+	check := `location.href === ` + string(want) + ` && document.readyState === "complete"`
+	for delay := 10 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
+		var done bool
+		err := t.eval(cctx, check, &done)
+		if err == nil && done {
+			return nil
+		}
+		if err != nil && cctx.Err() != nil {
+			return classify(ctx, cctx, "session/back", false, err)
+		}
+		tm := time.NewTimer(delay)
+		select {
+		case <-cctx.Done():
+			tm.Stop()
+			return classify(ctx, cctx, "session/back", false, context.Cause(cctx))
+		case <-tm.C: // polling the page's state, bounded by the budget
+		}
+	}
 }
 
 // Restart implements server.SessionRestarter: the page closes and a blank
