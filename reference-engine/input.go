@@ -7,8 +7,6 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
-
-	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 // Modifier bits of Input.dispatchMouseEvent and dispatchKeyEvent.
@@ -143,33 +141,6 @@ func (d *dispatcher) wheel(x, y, dx, dy float64) error {
 	}
 	return c.Target.Call(d.ctx, "Input.dispatchMouseEvent", map[string]any{
 		"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}, nil)
-}
-
-// distance is a swipe's extent for its momentum.
-func distance(extent float64, momentum string) float64 {
-	switch momentum {
-	case wire.MomentumSlow:
-		return extent * 0.75
-	case wire.MomentumFast:
-		return extent * 1.5
-	}
-	return extent * 0.5
-}
-
-// swipeDelta is the scroll change of a swipe over a box of w x h: down
-// grows the vertical offset.
-func swipeDelta(dir, momentum string, w, h float64) (dx, dy float64) {
-	switch dir {
-	case wire.DirectionDown:
-		dy = distance(h, momentum)
-	case wire.DirectionUp:
-		dy = -distance(h, momentum)
-	case wire.DirectionRight:
-		dx = distance(w, momentum)
-	case wire.DirectionLeft:
-		dx = -distance(w, momentum)
-	}
-	return dx, dy
 }
 
 // keys sends key events.

@@ -23,7 +23,6 @@ import (
 const (
 	observeBudget  = 3000  // nodes per observation, all documents
 	locateBudget   = 20000 // nodes read for one locate
-	settleBudget   = 5 * time.Second
 	pixelsBudget   = 10 * time.Second
 	fallbackMargin = 2 * time.Second
 )
@@ -83,19 +82,18 @@ func (t *tab) callWrapped(ctx context.Context, out any, method, wrap string, arg
 		}
 		return t.eval(ctx, `(async () => { const c = {`+method+`: () => `+full+`}; return `+fmt.Sprintf(wrap, "(await c."+method+"())")+`; })()`, out)
 	}
-	var res struct {
-		V json.RawMessage `json:"v"`
-	}
 	if out == nil {
 		return nil
 	}
+	// One decoding pass: encoding/json fills the value out points to
+	// through the interface.
+	res := struct {
+		V any `json:"v"`
+	}{V: out}
 	if err := json.Unmarshal([]byte(text), &res); err != nil {
 		return fmt.Errorf("the reader's answer is not JSON: %w", err)
 	}
-	if len(res.V) == 0 {
-		return nil
-	}
-	return json.Unmarshal(res.V, out)
+	return nil
 }
 
 // pageRead is a tree read with the page's facts around it.
@@ -110,18 +108,16 @@ type pageRead struct {
 func (e *Engine) read(ctx context.Context, t *tab, mode string, budget int) (*pageRead, error) {
 	args := readArgs{Mode: mode, Budget: budget, NextID: e.reserve(budget + 1), TestIDAttribute: e.opts.TestIDAttribute, Prune: true}
 	var pr pageRead
-	if err := t.callWrapped(ctx, &pr, "read", "{r: %s, href: location.href, w: innerWidth, h: innerHeight}", args); err != nil {
+	if err := t.callWrapped(ctx, &pr, "read", settleJS+"{r: %s, href: location.href, w: innerWidth, h: innerHeight})", args); err != nil {
 		return nil, err
 	}
 	return &pr, nil
 }
 
-// settle waits (best effort, bounded) for the document to be parsed.
-func (t *tab) settle(ctx context.Context) {
-	sctx, cancel := context.WithTimeout(ctx, settleBudget)
-	defer cancel()
-	_ = t.eval(sctx, `new Promise(r => { if (document.readyState !== "loading") r(true); else document.addEventListener("DOMContentLoaded", () => r(true), {once: true}); })`, nil)
-}
+// settleJS opens a comma expression that first waits (best effort, at most
+// 5 s) for the document to be parsed: a read never sees a half-built
+// page, and it costs no round trip of its own.
+const settleJS = `(await (document.readyState !== "loading" ? 0 : new Promise(r => { document.addEventListener("DOMContentLoaded", r, {once: true}); setTimeout(r, 5000); })), `
 
 // Observe implements server.Observer: one in-page pass per document,
 // optionally with masked pixels taken concurrently, or, with pixelFallback
@@ -132,8 +128,6 @@ func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.Eng
 		return nil, err
 	}
 	defer done()
-	t.settle(cctx)
-
 	type shot struct {
 		px  *wire.ObservationPixels
 		n   int64

@@ -147,7 +147,7 @@ func (e *Engine) perform(ctx, cctx context.Context, t *tab, d *dispatcher, id st
 		switch a.Kind {
 		case wire.ActionSwipe:
 			w, h := float64(e.opts.Width), float64(e.opts.Height)
-			dx, dy := swipeDelta(a.Direction, a.Momentum, w, h)
+			dx, dy := wire.SwipeDelta(a.Direction, a.Momentum, w, h)
 			return d.wheel(math.Round(w/2), math.Round(h/2), dx, dy)
 		case wire.ActionFocus:
 			return t.eval(cctx, `(() => { const a = document.activeElement; if (a && a !== document.body) a.blur(); })()`, nil)
@@ -291,7 +291,7 @@ func (e *Engine) perform(ctx, cctx context.Context, t *tab, d *dispatcher, id st
 		if p.Rect == nil || p.Point == nil {
 			return engineerr.New(engineerr.NotActionable, "swipe: node %s has no box in the viewport", id)
 		}
-		dx, dy := swipeDelta(a.Direction, a.Momentum, p.Rect.Width, p.Rect.Height)
+		dx, dy := wire.SwipeDelta(a.Direction, a.Momentum, p.Rect.Width, p.Rect.Height)
 		return d.wheel(p.Point.X, p.Point.Y, dx, dy)
 	}
 	return engineerr.New(engineerr.UnsupportedCapability, "action %s is not supported", a.Kind)
@@ -446,7 +446,7 @@ func (e *Engine) PerformAt(ctx context.Context, op server.Operation, pt wire.Vie
 		}
 		err = d.drag(xy{x, y}, xy{math.Round(a.Target.X), math.Round(a.Target.Y)})
 	case wire.ActionSwipe:
-		dx, dy := swipeDelta(a.Direction, a.Momentum, float64(e.opts.Width), float64(e.opts.Height))
+		dx, dy := wire.SwipeDelta(a.Direction, a.Momentum, float64(e.opts.Width), float64(e.opts.Height))
 		err = d.wheel(x, y, dx, dy)
 	default:
 		return engineerr.New(engineerr.UnsupportedCapability, "pointer action %s is not supported", a.Kind)

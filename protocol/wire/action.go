@@ -250,3 +250,33 @@ func (a *PointerAction) UnmarshalJSON(data []byte) error {
 	*a = out
 	return nil
 }
+
+// SwipeDistance is how far a swipe carries over an extent (spec §5.8's
+// informative defaults): half of it, three quarters with momentum "slow",
+// one and a half with "fast".
+func SwipeDistance(extent float64, momentum string) float64 {
+	switch momentum {
+	case MomentumSlow:
+		return extent * 0.75
+	case MomentumFast:
+		return extent * 1.5
+	}
+	return extent * 0.5
+}
+
+// SwipeDelta is the scroll change of a swipe in direction over a box of
+// w x h CSS pixels: "down" grows the vertical offset (D46), "right" the
+// horizontal one.
+func SwipeDelta(direction, momentum string, w, h float64) (dx, dy float64) {
+	switch direction {
+	case DirectionDown:
+		dy = SwipeDistance(h, momentum)
+	case DirectionUp:
+		dy = -SwipeDistance(h, momentum)
+	case DirectionRight:
+		dx = SwipeDistance(w, momentum)
+	case DirectionLeft:
+		dx = -SwipeDistance(w, momentum)
+	}
+	return dx, dy
+}

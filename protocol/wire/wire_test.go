@@ -317,3 +317,21 @@ func FuzzUnmarshalUnions(f *testing.F) {
 		check(&TextPattern{}, func() any { return &TextPattern{} })
 	})
 }
+
+func TestSwipeDelta(t *testing.T) {
+	for _, c := range []struct {
+		dir, momentum string
+		dx, dy        float64
+	}{
+		{DirectionDown, "", 0, 360},
+		{DirectionDown, MomentumNone, 0, 360},
+		{DirectionUp, MomentumSlow, 0, -540},
+		{DirectionRight, MomentumFast, 1920, 0},
+		{DirectionLeft, "", -640, 0},
+	} {
+		dx, dy := SwipeDelta(c.dir, c.momentum, 1280, 720)
+		if dx != c.dx || dy != c.dy {
+			t.Errorf("%s %q: (%v, %v), want (%v, %v)", c.dir, c.momentum, dx, dy, c.dx, c.dy)
+		}
+	}
+}
