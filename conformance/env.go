@@ -43,6 +43,10 @@ type Env struct {
 	secrets    []string // canaries and secret values never to appear
 	counter    int
 	srv        *http.Server
+	// runEvidence is every observation of the run, specEvidence those of
+	// the spec running now (evidence.go).
+	runEvidence  Evidence
+	specEvidence Evidence
 	// tapModifiersPresent: the manifest has a tapModifiers member that is
 	// not true (MAN-008 applies to it).
 	tapModifiersPresent bool
@@ -55,7 +59,7 @@ type frameRecord struct {
 
 // newEnv prepares the transport and the fixture server.
 func newEnv(cfg Config) (*Env, error) {
-	e := &Env{cfg: cfg, violations: map[string][]string{}, sent: map[string]bool{}}
+	e := &Env{cfg: cfg, violations: map[string][]string{}, sent: map[string]bool{}, runEvidence: Evidence{}}
 	s, err := schema.Load()
 	if err != nil {
 		return nil, err

@@ -47,7 +47,9 @@ type SpecResult struct {
 	Message      string        `json:"message,omitempty"`
 	Warnings     []string      `json:"warnings,omitempty"`
 	LastFrames   string        `json:"lastFrames,omitempty"`
-	Duration     time.Duration `json:"durationNs"`
+	// Evidence is what the spec observed and checked, per requirement.
+	Evidence Evidence      `json:"evidence,omitempty"`
+	Duration time.Duration `json:"durationNs"`
 }
 
 // RequirementResult is one requirement's verdict.
@@ -59,6 +61,9 @@ type RequirementResult struct {
 	Status    Status   `json:"status"`
 	Reason    string   `json:"reason,omitempty"`
 	Specs     []string `json:"specs,omitempty"`
+	// Evidence is what the requirement's specs observed and checked for
+	// it ("frame framed": 212, "engine error CANCELLED": 3).
+	Evidence map[string]int `json:"evidence,omitempty"`
 }
 
 // Result is a run's outcome: the verdict and exit code, and every
@@ -112,6 +117,11 @@ func specsFrom(r types.Report) []SpecResult {
 				res.LastFrames = e.StringRepresentation()
 			case "warning":
 				res.Warnings = append(res.Warnings, e.StringRepresentation())
+			case "evidence":
+				var ev Evidence
+				if json.Unmarshal([]byte(e.StringRepresentation()), &ev) == nil {
+					res.Evidence = ev
+				}
 			}
 		}
 		out = append(out, res)
@@ -157,14 +167,26 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		ss := bySpec[r.ID]
 		for _, s := range ss {
 			rr.Specs = append(rr.Specs, s.Text)
+			for what, n := range s.Evidence[r.ID] {
+				if rr.Evidence == nil {
+					rr.Evidence = map[string]int{}
+				}
+				rr.Evidence[what] += n
+			}
 		}
 		applies, why := r.Applies(facts)
 		st := map[Status]bool{}
-		var failMsg, skipMsg string
+		var failMsg, skipMsg, unverifiedMsg string
 		for _, s := range ss {
 			st[s.Status] = true
 			if s.Status == Failed && failMsg == "" {
 				failMsg = s.Message
+			}
+			if s.Status == NotVerified && unverifiedMsg == "" {
+				unverifiedMsg = s.Message
+				if len(ss) > 1 {
+					unverifiedMsg = fmt.Sprintf("the spec %q: %s", s.Text, s.Message)
+				}
 			}
 			if (s.Status == NotVerified || s.Status == NotApplicable || s.Status == NotSelected) && skipMsg == "" {
 				skipMsg = s.Message
@@ -179,10 +201,13 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 			rr.Status, rr.Reason = NotApplicable, why
 		case st[Failed]:
 			rr.Status, rr.Reason = Failed, failMsg
+		case st[NotVerified]:
+			// A requirement is passed only when every spec that ran for it
+			// observed what it checks: one clause left unverified leaves
+			// the requirement unverified, whatever the other specs saw.
+			rr.Status, rr.Reason = NotVerified, unverifiedMsg
 		case st[Passed]:
 			rr.Status = Passed
-		case st[NotVerified]:
-			rr.Status, rr.Reason = NotVerified, skipMsg
 		case len(ss) == 0:
 			rr.Status, rr.Reason = NotVerified, "no spec of this suite checks it yet"
 		default:

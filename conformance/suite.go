@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -55,7 +56,12 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 			Skip("not selected: the core profile checks no fixture requirement")
 		}
 		s.gate(ids)
+		s.env.beginSpec()
 		DeferCleanup(func() {
+			if ev := s.env.endSpec(); len(ev) > 0 {
+				data, _ := json.Marshal(ev)
+				AddReportEntry("evidence", string(data))
+			}
 			if CurrentSpecReport().Failed() {
 				AddReportEntry("last frames", s.env.LastFrames())
 			}

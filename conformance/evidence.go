@@ -1,0 +1,134 @@
+package conformance
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// Evidence is what a verdict rests on: for each requirement, how many
+// things of each kind the suite observed and checked ("frame framed",
+// "engine error CANCELLED", "case replace:false"). A spec whose check
+// depends on something happening (an error drawn, a message sent, an action
+// run) records it with Env.observed and ends with Env.requireEvidence, so
+// that a check that saw nothing reports not verified, never passed (D58).
+// The JSON report carries each spec's and each requirement's evidence.
+type Evidence map[string]map[string]int
+
+// add counts n observations of what for requirement id.
+func (ev Evidence) add(id, what string, n int) {
+	m := ev[id]
+	if m == nil {
+		m = map[string]int{}
+		ev[id] = m
+	}
+	m[what] += n
+}
+
+// total is the number of observations recorded for id.
+func (ev Evidence) total(id string) int {
+	n := 0
+	for _, c := range ev[id] {
+		n += c
+	}
+	return n
+}
+
+// merge adds every count of o.
+func (ev Evidence) merge(o Evidence) {
+	for id, m := range o {
+		for what, n := range m {
+			ev.add(id, what, n)
+		}
+	}
+}
+
+// clone copies ev.
+func (ev Evidence) clone() Evidence {
+	out := Evidence{}
+	out.merge(ev)
+	return out
+}
+
+// describe renders id's evidence as "what ×n, …", sorted.
+func (ev Evidence) describe(id string) string {
+	var parts []string
+	for what, n := range ev[id] {
+		parts = append(parts, fmt.Sprintf("%s ×%d", what, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// observed records one observation of what for requirement id, for the
+// spec running now and for the run (the run-wide checks read the latter).
+// It is safe for concurrent use (frames are checked on reader goroutines).
+func (e *Env) observed(id, what string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.runEvidence.add(id, what, 1)
+	if e.specEvidence != nil {
+		e.specEvidence.add(id, what, 1)
+	}
+}
+
+// runObserved returns how many observations the run made for id so far.
+func (e *Env) runObserved(id string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runEvidence.total(id)
+}
+
+// specObserved returns how many observations the running spec made for id.
+func (e *Env) specObserved(id string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.specEvidence.total(id)
+}
+
+// requireEvidence ends the running spec as not verified when it observed
+// nothing for requirement id; why says what it needed to see.
+func (e *Env) requireEvidence(id, why string) {
+	if e.specObserved(id) == 0 {
+		Skip(notVerified + why)
+	}
+}
+
+// requireRunEvidence is requireEvidence over the whole run's observations
+// (the run-wide checks).
+func (e *Env) requireRunEvidence(id, why string) {
+	if e.runObserved(id) == 0 {
+		Skip(notVerified + why)
+	}
+}
+
+// beginSpec starts a fresh record of the running spec's evidence.
+func (e *Env) beginSpec() {
+	e.mu.Lock()
+	e.specEvidence = Evidence{}
+	e.mu.Unlock()
+}
+
+// endSpec returns the running spec's evidence and stops recording it.
+func (e *Env) endSpec() Evidence {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ev := e.specEvidence
+	e.specEvidence = nil
+	return ev
+}
+
+// adoptRunEvidence copies the run's observations for id into the running
+// spec's evidence (a run-wide check rests on the whole run's traffic).
+func (e *Env) adoptRunEvidence(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.specEvidence == nil {
+		return
+	}
+	for what, n := range e.runEvidence[id] {
+		e.specEvidence.add(id, what, n)
+	}
+}
