@@ -41,12 +41,12 @@ const (
 
 // SpecResult is one spec's outcome.
 type SpecResult struct {
-	Text         string        `json:"text"`
-	Requirements []string      `json:"requirements"`
-	Status       Status        `json:"status"`
-	Message      string        `json:"message,omitempty"`
-	Warnings     []string      `json:"warnings,omitempty"`
-	LastFrames   string        `json:"lastFrames,omitempty"`
+	Text         string   `json:"text"`
+	Requirements []string `json:"requirements"`
+	Status       Status   `json:"status"`
+	Message      string   `json:"message,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+	LastFrames   string   `json:"lastFrames,omitempty"`
 	// Evidence is what the spec observed and checked, per requirement.
 	Evidence Evidence      `json:"evidence,omitempty"`
 	Duration time.Duration `json:"durationNs"`
