@@ -47,6 +47,8 @@ type Env struct {
 	// the spec running now (evidence.go).
 	runEvidence  Evidence
 	specEvidence Evidence
+	// exercised summarises the run-wide workload once it ran (exercise.go).
+	exercised string
 	// tapModifiersPresent: the manifest has a tapModifiers member that is
 	// not true (MAN-008 applies to it).
 	tapModifiersPresent bool
@@ -405,6 +407,15 @@ func (e *Env) checkServerMessage(f *Frame) {
 	}
 	method := f.Method()
 	params := f.Msg["params"]
+	e.observed("S2C-004", "server message read")
+	e.observed("WIRE-012", method+" params checked")
+	e.observed("WIRE-013", method+" params validated")
+	switch method {
+	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment:
+		e.observed("S2C-003", method+" checked")
+	case wire.MethodScreen:
+		e.observed("S2C-002", "attempt/screen validated")
+	}
 	switch method {
 	case wire.MethodResolveSecret:
 		e.markSent("attempt/resolveSecret")
@@ -442,6 +453,8 @@ func (e *Env) checkServerMessage(f *Frame) {
 // checkResult validates a result against its method's schema (WIRE-012,
 // WIRE-013).
 func (e *Env) checkResult(method string, raw []byte) {
+	e.observed("WIRE-012", "result of "+method+" checked")
+	e.observed("WIRE-013", "result of "+method+" validated")
 	if err := e.Schemas.ValidateResult(method, raw); err != nil {
 		e.violation("WIRE-013", "result of %s: %v", method, err)
 		if strings.Contains(err.Error(), "null") {
@@ -463,6 +476,9 @@ func (e *Env) checkSecrets(where, text string) {
 }
 
 func (e *Env) checkError(raw json.RawMessage) {
+	e.observed("WIRE-013", "error object validated")
+	e.observed("ERR-005", "error object checked")
+	e.observed("ERR-006", "error message checked")
 	if err := e.Schemas.ValidateType("ErrorObject", raw); err != nil {
 		e.violation("WIRE-013", "error object: %v", err)
 	}
@@ -483,10 +499,15 @@ func (e *Env) checkError(raw json.RawMessage) {
 		if hasData {
 			_ = json.Unmarshal(d["type"], &typ)
 		}
+		e.observed("ERR-001", "-32000 error checked")
 		switch typ {
 		case "engine":
 			var code string
 			_ = json.Unmarshal(d["code"], &code)
+			e.observed("ERR-002", "engine error "+code)
+			if code != "NODE_STALE" && code != "FRAME_NOT_FOUND" {
+				e.observed("ERR-003", "engine error "+code+" (retryable must be false)")
+			}
 			known := false
 			for _, c := range []string{"NODE_STALE", "FRAME_NOT_FOUND", "FRAME_AMBIGUOUS", "NOT_ACTIONABLE", "ACTION_MAY_HAVE_COMMITTED",
 				"OPERATION_TIMEOUT", "CANCELLED", "UNSUPPORTED_CAPABILITY", "INVALID_STATE", "ENGINE_FAILURE"} {
@@ -503,6 +524,7 @@ func (e *Env) checkError(raw json.RawMessage) {
 			var cat, code string
 			_ = json.Unmarshal(d["category"], &cat)
 			_ = json.Unmarshal(d["code"], &code)
+			e.observed("ERR-004", "e2e error "+cat+" "+code)
 			r := string(d["retryable"])
 			det, hasDet := d["details"]
 			if (cat != "test" && cat != "configuration" && cat != "infrastructure" && cat != "internal" && cat != "interrupted") ||

@@ -66,6 +66,10 @@ func (ev Evidence) describe(id string) string {
 // spec running now and for the run (the run-wide checks read the latter).
 // It is safe for concurrent use (frames are checked on reader goroutines).
 func (e *Env) observed(id, what string) {
+	what = e.Redact(what) // an engine's code or method name could carry anything
+	if len(what) > 96 {
+		what = what[:96] + "…"
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.runEvidence.add(id, what, 1)
@@ -86,6 +90,14 @@ func (e *Env) specObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.specEvidence.total(id)
+}
+
+// specObservedWhat returns how many observations of what the running spec
+// made for id.
+func (e *Env) specObservedWhat(id, what string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.specEvidence[id][what]
 }
 
 // requireEvidence ends the running spec as not verified when it observed

@@ -4,34 +4,76 @@ import (
 	"context"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Run-wide checks: every message the server sent during the run, through
-// raw and client connections alike, was checked as it arrived; these specs
-// report what was found. They run last.
+// runWideCheck is one run-wide requirement: every message the server sent
+// during the run, through raw and client connections alike, was checked as
+// it arrived (env.go, raw.go); the spec reports what was found.
+type runWideCheck struct {
+	text string
+	id   string
+	// needs says what the check must have observed, for the not-verified
+	// message when it observed nothing.
+	needs string
+	// nothingToCheck reports whether an engine that behaved as the spec
+	// allows may leave the check nothing to judge (an engine that never
+	// sends an e2e error): then zero evidence is "not verified, nothing to
+	// check", which does not make the run incomplete.
+	nothingToCheck func(m wire.Manifest) bool
+}
+
+func never(wire.Manifest) bool  { return false }
+func always(wire.Manifest) bool { return true }
+
+// noOperationMethod: an engine without operation methods may never answer
+// with an engine error (aborted-at-send operations draw one from every
+// other engine, §7.5).
+func noOperationMethod(m wire.Manifest) bool {
+	for _, meth := range m.Methods {
+		if wire.IsOperationMethod(meth) {
+			return false
+		}
+	}
+	return true
+}
+
+var runWideChecks = []runWideCheck{
+	{"every message the server wrote framed correctly, with Content-Length equal to its UTF-8 JSON content", "WIRE-001", "a frame read from the server on a raw connection", never},
+	{"the server wrote no header field but Content-Length and Content-Type (charset utf-8)", "WIRE-002", "a header part read from the server on a raw connection", never},
+	{"no message the server sent carried null for an optional member", "WIRE-012", "a result or server message checked", never},
+	{"every result, error and server message validated against its schema", "WIRE-013", "a result, error or server message validated", never},
+	{"every -32000 error had data.type engine or e2e", "ERR-001", "a -32000 error (the run-wide workload draws them with operations aborted at send)", noOperationMethod},
+	{"engine error data had a known code and a boolean retryable", "ERR-002", "an engine error (the run-wide workload draws CANCELLED with an operation aborted at send)", noOperationMethod},
+	{"retryable: true appeared only with NODE_STALE or FRAME_NOT_FOUND", "ERR-003", "an engine error other than NODE_STALE and FRAME_NOT_FOUND (CANCELLED for an operation aborted at send)", noOperationMethod},
+	{"e2e error data had a known category, a code, a boolean retryable and object details", "ERR-004", "an e2e error: the engine sent none, not even for an abort whose reason was one (that round trip is the SHOULD SIG-002)", always},
+	{"stack, errno and cause had their types and cause nested at most 8 levels", "ERR-005", "an error object", never},
+	{"every error message was non-empty", "ERR-006", "an error object", never},
+	{"attempt/appLog, engine/log, attempt/navigation and attempt/environment messages had valid shapes", "S2C-003", "an attempt/appLog, engine/log, attempt/navigation or attempt/environment message: the engine sent none", always},
+	{"the only request the server sent was a valid attempt/resolveSecret", "S2C-004", "a message read from the server", never},
+}
+
+// Run-wide checks: they run last. Each first runs the run-wide workload
+// (exercise.go, once per run), so that a selection that sent little still
+// gives them the traffic they judge; a check that then observed nothing is
+// not verified.
 func globalSpecs(s *suite) {
-	for _, c := range []struct {
-		text string
-		id   string
-	}{
-		{"every message the server wrote framed correctly, with Content-Length equal to its UTF-8 JSON content", "WIRE-001"},
-		{"the server wrote no header field but Content-Length and Content-Type (charset utf-8)", "WIRE-002"},
-		{"no message the server sent carried null for an optional member", "WIRE-012"},
-		{"every result, error and server message validated against its schema", "WIRE-013"},
-		{"every -32000 error had data.type engine or e2e", "ERR-001"},
-		{"engine error data had a known code and a boolean retryable", "ERR-002"},
-		{"retryable: true appeared only with NODE_STALE or FRAME_NOT_FOUND", "ERR-003"},
-		{"e2e error data had a known category, a code, a boolean retryable and object details", "ERR-004"},
-		{"stack, errno and cause had their types and cause nested at most 8 levels", "ERR-005"},
-		{"every error message was non-empty", "ERR-006"},
-		{"attempt/appLog, engine/log, attempt/navigation and attempt/environment messages had valid shapes", "S2C-003"},
-		{"the only request the server sent was a valid attempt/resolveSecret", "S2C-004"},
-	} {
+	for _, c := range runWideChecks {
 		c := c
 		s.spec(c.text, []string{c.id}, func(ctx context.Context, e *Env) {
+			AddReportEntry("note", e.exercise(ctx))
+			e.adoptRunEvidence(c.id)
 			v := e.Violations(c.id)
 			Expect(v).To(BeEmpty(), "during the run: %s", strings.Join(v, "; "))
+			if e.specObserved(c.id) == 0 {
+				if c.nothingToCheck(e.Manifest) {
+					Skip(nothingToCheck + "the run observed no " + c.needs)
+				}
+				Skip(notVerified + "the run observed no " + c.needs)
+			}
 		})
 	}
 }

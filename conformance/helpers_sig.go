@@ -99,6 +99,8 @@ func reasonEngine(tag, code string, retryable bool) string {
 type reply struct {
 	f  *Frame
 	at time.Time
+	// method is the method of the request it answers.
+	method string
 }
 
 // serverMsg is a request or notification the server sent, with what the
@@ -186,7 +188,7 @@ func (s *session) take(f *Frame) {
 			return
 		}
 		delete(s.sent, id)
-		s.replies[id] = reply{f, now}
+		s.replies[id] = reply{f, now, method}
 		if f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodShutdown) {
 			s.e.checkResult(method, f.Result())
 		}
@@ -253,6 +255,27 @@ func (s *session) await(ctx context.Context, id string, d time.Duration) (reply,
 			return reply{}, err
 		}
 	}
+}
+
+// observedRoot returns the root id of the first engine/observe the session
+// got a snapshot for.
+func (s *session) observedRoot() (string, bool) {
+	for _, rep := range s.replies {
+		if rep.method != wire.MethodObserve || rep.f.Error() != nil {
+			continue
+		}
+		var snap struct {
+			Root struct {
+				Ref struct {
+					ID string `json:"id"`
+				} `json:"ref"`
+			} `json:"root"`
+		}
+		if json.Unmarshal(rep.f.Result(), &snap) == nil && snap.Root.Ref.ID != "" {
+			return snap.Root.Ref.ID, true
+		}
+	}
+	return "", false
 }
 
 // answered reports whether the response to id has been read.

@@ -65,6 +65,14 @@ func messageSpecs(s *suite) {
 			// Validity was checked on every attempt/screen of the run.
 			bad = append(bad, e.Violations("S2C-002")...)
 			Expect(bad).To(BeEmpty(), "attempt/screen: %s", strings.Join(bad, "; "))
+			// The absence of attempt/screen in the screens: false attempt
+			// means something only when the engine acted in it.
+			if e.specObserved("S2C-002") == 0 || e.specObservedWhat("S2C-002", "operation answered in a screens: false attempt") == 0 {
+				if !e.Manifest.Lists(wire.MethodObserve) && !e.Manifest.Lists(wire.MethodPerform) && !e.Manifest.Lists(wire.MethodOpen) {
+					Skip(nothingToCheck + "the engine lists none of session/open, engine/observe and engine/perform, so no operation ran in the attempt started with screens: false")
+				}
+				Skip(notVerified + "no operation was answered in the attempt started with screens: false, so the absence of attempt/screen there shows nothing")
+			}
 		})
 
 	s.spec("the server answers attempt/deriveSecret for the derivation of its pending attempt/resolveSecret with {values: string[]}",
@@ -212,9 +220,21 @@ func attemptScenario(ctx context.Context, e *Env, screens bool) *session {
 			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to engine/perform fill of the password field")
 		}
 	}
+	if rootID, ok := ss.observedRoot(); ok && e.Manifest.Lists(wire.MethodPerform) {
+		// An action, not only reads: an engine that sends attempt/screen
+		// after actions shows it here (S2C-002).
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodPerform, fmt.Sprintf(`{"ref":{"id":%q,"revision":""},"action":{"kind":%q},"operation":%s}`,
+			rootID, firstKind(e.Manifest.Actions, "hover", "scrollIntoView", "focus", "tap"), ss.operation(id, 30000)))
+	}
 	if e.Manifest.Lists(wire.MethodSettleAttempt) {
 		id := ss.id()
 		ss.call(ctx, id, wire.MethodSettleAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+	}
+	for _, rep := range ss.replies {
+		if rep.method != "" && wire.IsOperationMethod(rep.method) && !screens {
+			e.observed("S2C-002", "operation answered in a screens: false attempt")
+		}
 	}
 	ss.endAttempt(ctx)
 	ss.probe(ctx, "after the attempt")

@@ -148,6 +148,11 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 		r.env.violation("WIRE-001", "content is not UTF-8 JSON, or Content-Length does not match it: %q", clip(string(f.Content)))
 		return f, nil
 	}
+	r.env.observed("WIRE-001", "frame read and framed")
+	r.env.observed("WIRE-002", "header part read")
+	if !isASCII(f.Content) {
+		r.env.observed("WIRE-001", "frame with non-ASCII content read and framed")
+	}
 	_ = json.Unmarshal(f.Content, &f.Msg)
 	return f, nil
 }
@@ -266,4 +271,14 @@ func clip(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

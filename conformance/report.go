@@ -47,6 +47,10 @@ type SpecResult struct {
 	Message      string   `json:"message,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
 	LastFrames   string   `json:"lastFrames,omitempty"`
+	// NothingToCheck marks a not-verified spec whose engine gave it nothing
+	// to judge while behaving as the spec allows (it does not make the run
+	// incomplete).
+	NothingToCheck bool `json:"nothingToCheck,omitempty"`
 	// Evidence is what the spec observed and checked, per requirement.
 	Evidence Evidence      `json:"evidence,omitempty"`
 	Duration time.Duration `json:"durationNs"`
@@ -104,6 +108,8 @@ func specsFrom(r types.Report) []SpecResult {
 			res.Status = Passed
 		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, notApplicable):
 			res.Status, res.Message = NotApplicable, strings.TrimPrefix(msg, notApplicable)
+		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, nothingToCheck):
+			res.Status, res.Message, res.NothingToCheck = NotVerified, strings.TrimPrefix(msg, nothingToCheck), true
 		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, notVerified):
 			res.Status, res.Message = NotVerified, strings.TrimPrefix(msg, notVerified)
 		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
@@ -177,7 +183,11 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		applies, why := r.Applies(facts)
 		st := map[Status]bool{}
 		var failMsg, skipMsg, unverifiedMsg string
+		onlyNothingToCheck := true // every not-verified spec had nothing to check
 		for _, s := range ss {
+			if s.Status == NotVerified && !s.NothingToCheck {
+				onlyNothingToCheck = false
+			}
 			st[s.Status] = true
 			if s.Status == Failed && failMsg == "" {
 				failMsg = s.Message
@@ -219,7 +229,9 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		if rr.Status == Failed && r.Level == catalog.Must {
 			mustFailed++
 		}
-		if _, allowed := mayStayUnverified()[r.ID]; rr.Status == NotVerified && r.Level == catalog.Must && !allowed && (!r.Fixture || cfg.profile() == ProfileFull) {
+		_, allowed := mayStayUnverified()[r.ID]
+		allowed = allowed || (len(ss) > 0 && st[NotVerified] && onlyNothingToCheck)
+		if rr.Status == NotVerified && r.Level == catalog.Must && !allowed && (!r.Fixture || cfg.profile() == ProfileFull) {
 			mustUnverified++ // in the profile's scope, applicable, and not checked
 		}
 		res.Counts[rr.Status]++

@@ -17,6 +17,12 @@ import (
 const (
 	notApplicable = "not applicable: "
 	notVerified   = "not verified: "
+	// nothingToCheck is not verified because the engine gave the spec
+	// nothing to judge although it behaved as the spec allows (an engine
+	// that never sends an e2e error leaves ERR-004 nothing to check): the
+	// requirement is reported not verified, never passed, but does not make
+	// the run incomplete.
+	nothingToCheck = "not verified, nothing to check: "
 )
 
 // suite is one registered engine configuration.

@@ -1,0 +1,282 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// The run-wide checks (global_specs.go) judge every message the server
+// wrote during the run. A run whose selection sent little (`--only
+// WIRE-001`) would judge almost nothing and could look conformant while the
+// engine mis-frames every response (D58: a vacuous run must not look
+// conformant). So before reporting, the run-wide specs run this workload
+// once per run: one raw connection that draws every kind of message the
+// run-wide requirements judge, in the core profile's terms (no fixture
+// screen), its frames checked like every other frame of the run.
+//
+// It never fails a spec by itself: what it draws is judged by the run-wide
+// checks, and when the connection breaks (a framing fault ends a raw
+// connection) it stops, the break recorded as the violation it is.
+
+// exerciseIDs are the non-ASCII identities of the workload: run and attempt
+// ids and the unknown method's name carry accented, CJK and non-BMP
+// characters, so that Content-Length is exercised in bytes both ways (a
+// server echoes attemptId in every attempt/* message and request ids in
+// every response).
+const (
+	exerciseTag     = "ünï-码-𝄞"
+	exerciseUnknown = "e2e-conform/ünknown-方法-𝄞"
+)
+
+// workloadStep is one request of the workload.
+type workloadStep struct {
+	method string
+	// when reports whether the step applies to the engine.
+	when func(m wire.Manifest) bool
+	// params builds the request's params from the workload's state and the
+	// request id (also used as the operation's signal id).
+	params func(w *workload, id string) string
+}
+
+// workload is the state of one run of the workload.
+type workload struct {
+	e       *Env
+	r       *Raw
+	n       int
+	run     string
+	attempt string
+	dir     string
+	closed  bool
+	// sent counts the requests written and answered counts those answered.
+	sent, answered int
+}
+
+func (w *workload) id() string { w.n++; return strconv.Itoa(w.n) }
+
+// op is an Operation inside the workload's attempt; aborted marks its
+// signal aborted at send, reason (when not "") adds the abort reason.
+func (w *workload) op(sig string, aborted bool, reason string) string {
+	s := `{"id":` + sig
+	if aborted {
+		s += `,"aborted":true`
+		if reason != "" {
+			s += `,"reason":` + reason
+		}
+	}
+	s += "}"
+	return fmt.Sprintf(`{"signal":%s,"timeoutMs":5000,"runId":%q,"attemptId":%q,"origin":"test"}`, s, w.run, w.attempt)
+}
+
+// call writes one request and reads until it is answered (at most 10 s),
+// answering the server's requests as the client would. It reports false
+// once the connection is gone.
+func (w *workload) call(ctx context.Context, method, params string) (*Frame, bool) {
+	if w.closed {
+		return nil, false
+	}
+	id := w.id()
+	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
+	if params != "" {
+		msg += `,"params":` + params
+	}
+	if err := w.r.Send(msg + "}"); err != nil {
+		w.closed = true
+		return nil, false
+	}
+	w.sent++
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		f, err := w.r.Next(ctx)
+		if err != nil {
+			if w.r.endErr() != nil {
+				w.closed = true
+			}
+			return nil, false
+		}
+		if !f.IsResponse() {
+			if _, isRequest := f.Msg["id"]; isRequest && f.Msg != nil {
+				w.answerServer(f)
+			}
+			continue
+		}
+		if f.ID() != id {
+			continue // a late answer to an earlier step
+		}
+		w.answered++
+		if f.Error() == nil && wire.IsEngineMethod(method) {
+			w.e.checkResult(method, f.Result())
+		}
+		return f, true
+	}
+}
+
+// answerServer answers a server request as the suite's client does.
+func (w *workload) answerServer(f *Frame) {
+	msg := `{"jsonrpc":"2.0","id":` + string(f.Msg["id"])
+	if f.Method() == wire.MethodResolveSecret {
+		v := "s3cr3t-canary-exercise"
+		w.e.Secret(v)
+		msg += `,"result":{"value":"` + v + `"}}`
+	} else {
+		msg += `,"error":{"code":-32601,"message":"e2e-conform answers no such request"}}`
+	}
+	_ = w.r.Send(msg)
+}
+
+// exerciseSteps are the workload's requests in order, each where the
+// manifest lists its method. Errors are drawn on purpose: an unknown method
+// (-32601), invalid params (-32602), operations aborted at send with and
+// without a reason (§7.5: an error, CANCELLED without a reason), a ref that
+// names no node (NODE_STALE), an undeclared action kind
+// (UNSUPPORTED_CAPABILITY, §4.10), a key outside the grammar, an open of a
+// closed port, a foreign state format.
+func exerciseSteps(closedURL string) []workloadStep {
+	always := func(wire.Manifest) bool { return true }
+	lists := func(m string) func(wire.Manifest) bool {
+		return func(man wire.Manifest) bool { return man.Lists(m) }
+	}
+	return []workloadStep{
+		{exerciseUnknown, always, func(*workload, string) string { return `{"note":"` + exerciseTag + `"}` }},
+		{wire.MethodInit, lists(wire.MethodInit), func(w *workload, id string) string {
+			return fmt.Sprintf(`{"runId":%q,"targetName":"conformance-%s","projectRoot":%q,"app":{},"env":{},"headed":false,"workerSlot":0,"signal":{"id":%s}}`,
+				w.run, exerciseTag, w.e.Artifacts, id)
+		}},
+		{wire.MethodStartAttempt, lists(wire.MethodStartAttempt), func(w *workload, id string) string {
+			return fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":true}`, w.attempt, w.dir, id)
+		}},
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `,"options":{"pixels":true}}`
+		}},
+		// Invalid params: array params for a listed method (-32602).
+		{wire.MethodObserve, lists(wire.MethodObserve), func(*workload, string) string { return `[]` }},
+		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
+			return `{"expression":{"query":{"kind":"role","role":"button","name":{"kind":"string","value":"e2e-conform ` + exerciseTag + `","exact":true}}},"operation":` + w.op(id, false, "") + `}`
+		}},
+		// Aborted at send, without a reason: -32000 engine CANCELLED (D20, D24).
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, true, "") + `}`
+		}},
+		// Aborted at send with an e2e reason: the reason back (SIG-002).
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, true, reasonE2E("exercise "+exerciseTag, false)) + `}`
+		}},
+		{wire.MethodPerform, lists(wire.MethodPerform), func(w *workload, id string) string {
+			return `{"ref":{"id":"e2e-conform-no-such-node-` + exerciseTag + `","revision":""},"action":{"kind":"` + firstKind(w.e.Manifest.Actions, "tap", "hover", "focus", "doubleTap", "scrollIntoView") + `"},"operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodPerform, func(m wire.Manifest) bool { return m.Lists(wire.MethodPerform) && undeclaredKind(m) != "" }, func(w *workload, id string) string {
+			return `{"ref":{"id":"e2e-conform-no-such-node","revision":""},"action":{"kind":"` + undeclaredKind(w.e.Manifest) + `"},"operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodPress, lists(wire.MethodPress), func(w *workload, id string) string {
+			return `{"key":"Ctrl+a","operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodOpen, lists(wire.MethodOpen), func(w *workload, id string) string {
+			return `{"url":"` + closedURL + `","operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodScreenshot, lists(wire.MethodScreenshot), func(w *workload, id string) string {
+			return `{"label":"exercise ` + exerciseTag + `","operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodCapture, lists(wire.MethodCapture), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodRestore, lists(wire.MethodRestore), func(w *workload, id string) string {
+			return `{"state":{"format":"e2e-conform/foreign-` + exerciseTag + `","version":1,"data":{}},"operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodStopVideo, lists(wire.MethodStopVideo), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `}`
+		}},
+		{wire.MethodSettleAttempt, lists(wire.MethodSettleAttempt), func(w *workload, id string) string {
+			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
+		}},
+		{wire.MethodEndAttempt, lists(wire.MethodEndAttempt), func(w *workload, id string) string {
+			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
+		}},
+		{wire.MethodDispose, lists(wire.MethodDispose), func(w *workload, id string) string {
+			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
+		}},
+		{wire.MethodShutdown, always, func(*workload, string) string { return "" }},
+	}
+}
+
+// firstKind returns the first of prefer that declared lists, else the first
+// declared kind.
+func firstKind(declared []string, prefer ...string) string {
+	for _, p := range prefer {
+		for _, d := range declared {
+			if d == p {
+				return p
+			}
+		}
+	}
+	if len(declared) > 0 {
+		return declared[0]
+	}
+	return "tap"
+}
+
+// undeclaredKind returns a LOCATOR_ACTION_KINDS member the manifest does not
+// declare, "" when it declares them all.
+func undeclaredKind(m wire.Manifest) string {
+	for _, k := range wire.LocatorActionKinds() {
+		if !m.HasAction(k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// exercise runs the workload once per run (later calls return at once) and
+// reports what it did, for the run-wide specs' notes.
+func (e *Env) exercise(ctx context.Context) string {
+	e.mu.Lock()
+	if e.exercised != "" {
+		s := e.exercised
+		e.mu.Unlock()
+		return s
+	}
+	e.mu.Unlock()
+	summary := e.runWorkload(ctx)
+	e.mu.Lock()
+	e.exercised = summary
+	e.mu.Unlock()
+	return summary
+}
+
+func (e *Env) runWorkload(ctx context.Context) string {
+	r, err := e.Raw(ctx)
+	if err != nil {
+		return "the run-wide workload could not connect: " + err.Error()
+	}
+	defer r.Close(5 * time.Second)
+	w := &workload{e: e, r: r, run: e.nextID("run-" + exerciseTag), attempt: e.nextID("attempt-" + exerciseTag)}
+	w.dir, err = os.MkdirTemp(e.Artifacts, "exercise-")
+	if err != nil {
+		return "the run-wide workload could not create an artifacts directory: " + err.Error()
+	}
+	if f, ok := w.call(ctx, wire.MethodInitialize, `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform `+exerciseTag+`"},"role":"worker"}`); !ok || f.Error() != nil {
+		return "the run-wide workload's initialize was not answered with a result"
+	}
+	_ = r.Notify(wire.MethodInitialized, "{}")
+	closed := closedLoopbackURL() + "/e2e-conform-closed-" + exerciseTag
+	for _, st := range exerciseSteps(closed) {
+		if !st.when(e.Manifest) {
+			continue
+		}
+		id := strconv.Itoa(w.n + 1)
+		if _, ok := w.call(ctx, st.method, st.params(w, id)); !ok && w.closed {
+			break
+		}
+	}
+	if !w.closed {
+		_ = r.Notify(wire.MethodExit, "")
+	}
+	return fmt.Sprintf("the run-wide workload wrote %d requests, %d answered", w.sent, w.answered)
+}
