@@ -49,6 +49,9 @@ type Env struct {
 	specEvidence Evidence
 	// exercised summarises the run-wide workload once it ran (exercise.go).
 	exercised string
+	// provoked: the server-to-client scenario ran for the applicability
+	// of "when it sends" requirements (suite.provoke).
+	provoked bool
 	// tapModifiersPresent: the manifest has a tapModifiers member that is
 	// not true (MAN-008 applies to it).
 	tapModifiersPresent bool

@@ -81,12 +81,11 @@ func TestKillMatrix(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			// Only the fault's own requirements: the run-wide checks draw
+			// the traffic they judge themselves (exercise.go), and the
+			// "when it sends" requirements provoke what they need, so a
+			// selection as narrow as a vendor's --only must still kill.
 			only := []string{"--only", strings.Join(f.Requirements, ",")}
-			if runWide(f.Requirements) {
-				// Run-wide checks need traffic: these areas send every kind
-				// of message, provoke errors and the secret scenario.
-				only = []string{"--only", strings.Join(f.Requirements, ",") + ",LIFE,WIRE,MAN,S2C,ERR,KEY-005,ACT-013,LOC-013"}
-			}
 			only = append(only, "--timeout", "8s") // a fault that stalls fails its spec, fast
 			start := time.Now()
 			defer func() { t.Logf("fault %s: %s", f.Name, time.Since(start).Round(time.Millisecond)) }()
@@ -139,20 +138,6 @@ func TestKillMatrix(t *testing.T) {
 	if len(alive) > 0 && *killFaults == "" {
 		t.Errorf("%d of %d specs are killed by no fault:\n  %s", len(alive), len(passing), strings.Join(alive, "\n  "))
 	}
-}
-
-// runWide reports whether ids include a requirement checked on the whole
-// run's traffic (the run-wide checks, and the server-to-client messages a
-// run provokes).
-func runWide(ids []string) bool {
-	for _, id := range ids {
-		switch {
-		case id == "WIRE-001", id == "WIRE-002", id == "WIRE-012", id == "WIRE-013",
-			strings.HasPrefix(id, "ERR-"), strings.HasPrefix(id, "S2C-"):
-			return true
-		}
-	}
-	return false
 }
 
 // listening is a saboteur serving TCP for one run.

@@ -61,6 +61,7 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 		if fixture && s.cfg.profile() == ProfileCore {
 			Skip("not selected: the core profile checks no fixture requirement")
 		}
+		s.provoke(ctx, ids)
 		s.gate(ids)
 		s.env.beginSpec()
 		DeferCleanup(func() {
@@ -74,6 +75,29 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 		})
 		body(ctx, s.env)
 	})
+}
+
+// provoke gives the engine, once per run, the chance to send what the
+// applicability of ids depends on ("when it sends attempt/resolveSecret"):
+// a selection holding only such requirements (`--only S2C-005`) would
+// otherwise find them not applicable without ever having asked. It runs the
+// server-to-client scenario of S2C-001 (attemptScenario), whose steps make
+// an engine that asks for secrets ask.
+func (s *suite) provoke(ctx context.Context, ids []string) {
+	for _, id := range ids {
+		r, _ := catalog.Lookup(id)
+		if !strings.HasPrefix(r.AppliesWhen, "when it sends ") {
+			continue
+		}
+		s.env.mu.Lock()
+		done := s.env.provoked
+		s.env.provoked = true
+		s.env.mu.Unlock()
+		if !done {
+			attemptScenario(ctx, s.env, false)
+		}
+		return
+	}
 }
 
 // gate skips the running spec unless one of ids applies.
