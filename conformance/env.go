@@ -47,6 +47,7 @@ type Env struct {
 	// the spec running now (evidence.go).
 	runEvidence  Evidence
 	specEvidence Evidence
+	specIDs      []string // the running spec's requirements
 	// exercised summarises the run-wide workload once it ran (exercise.go).
 	exercised string
 	// provoked: the server-to-client scenario ran for the applicability
@@ -157,6 +158,9 @@ func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
 // recordFrame keeps the last frames for failure reports and writes them to
 // Verbose, secrets redacted.
 func (e *Env) recordFrame(dir rpc.Direction, content []byte) {
+	if dir == rpc.Received {
+		e.frameReceived()
+	}
 	s := e.Redact(string(content))
 	e.mu.Lock()
 	e.frames = append(e.frames, frameRecord{dir, s})

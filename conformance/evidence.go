@@ -116,11 +116,28 @@ func (e *Env) requireRunEvidence(id, why string) {
 	}
 }
 
-// beginSpec starts a fresh record of the running spec's evidence.
-func (e *Env) beginSpec() {
+// beginSpec starts a fresh record of the running spec's evidence; ids are
+// the spec's requirements, each credited with every frame the server
+// writes while it runs (the floor of evidence: a spec that read nothing
+// from the server cannot have checked it).
+func (e *Env) beginSpec(ids []string) {
 	e.mu.Lock()
 	e.specEvidence = Evidence{}
+	e.specIDs = ids
 	e.mu.Unlock()
+}
+
+// frameReceived credits the running spec's requirements with one frame
+// read from the server.
+func (e *Env) frameReceived() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.specEvidence == nil {
+		return
+	}
+	for _, id := range e.specIDs {
+		e.specEvidence.add(id, "frame received from the server", 1)
+	}
 }
 
 // endSpec returns the running spec's evidence and stops recording it.
@@ -128,7 +145,7 @@ func (e *Env) endSpec() Evidence {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ev := e.specEvidence
-	e.specEvidence = nil
+	e.specEvidence, e.specIDs = nil, nil
 	return ev
 }
 

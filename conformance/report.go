@@ -130,9 +130,23 @@ func specsFrom(r types.Report) []SpecResult {
 				}
 			}
 		}
+		if res.Status == Passed && totalEvidence(res.Evidence) == 0 {
+			// Every spec talks to the server; one that read nothing from
+			// it checked nothing (D58).
+			res.Status, res.Message = NotVerified, "the spec read nothing from the server, so it checked nothing"
+		}
 		out = append(out, res)
 	}
 	return out
+}
+
+// totalEvidence counts every observation of ev.
+func totalEvidence(ev Evidence) int {
+	n := 0
+	for id := range ev {
+		n += ev.total(id)
+	}
+	return n
 }
 
 // summarize turns spec results into the requirement verdicts, the verdict

@@ -63,7 +63,7 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 		}
 		s.provoke(ctx, ids)
 		s.gate(ids)
-		s.env.beginSpec()
+		s.env.beginSpec(ids)
 		DeferCleanup(func() {
 			if ev := s.env.endSpec(); len(ev) > 0 {
 				data, _ := json.Marshal(ev)
