@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -54,6 +55,33 @@ type workload struct {
 	closed  bool
 	// sent counts the requests written and answered counts those answered.
 	sent, answered int
+	// disabled is the ref (JSON) of a disabled node the first observation
+	// showed, "" when none.
+	disabled string
+}
+
+// skipStep is what a step's params say when the step does not apply after
+// all (what it needs was not observed).
+const skipStep = "\x00skip"
+
+// noteObservation remembers a disabled node of an observation result.
+func (w *workload) noteObservation(result []byte) {
+	if w.disabled != "" {
+		return
+	}
+	snap, err := wire.DecodeSnapshot(result)
+	if err != nil {
+		return
+	}
+	snap.Root.Walk(func(n *wire.SemanticNode) bool {
+		if n.States != nil && n.States.Disabled != nil && *n.States.Disabled {
+			if b, err := json.Marshal(n.Ref); err == nil {
+				w.disabled = string(b)
+			}
+			return false
+		}
+		return true
+	})
 }
 
 func (w *workload) id() string { w.n++; return strconv.Itoa(w.n) }
@@ -175,6 +203,14 @@ func exerciseSteps(closedURL string) []workloadStep {
 		{wire.MethodPerform, func(m wire.Manifest) bool { return m.Lists(wire.MethodPerform) && undeclaredKind(m) != "" }, func(w *workload, id string) string {
 			return `{"ref":{"id":"e2e-conform-no-such-node","revision":""},"action":{"kind":"` + undeclaredKind(w.e.Manifest) + `"},"operation":` + w.op(id, false, "") + `}`
 		}},
+		// A disabled node on the start surface, where the engine shows one:
+		// NOT_ACTIONABLE (§4.10), never retryable (ERR-003).
+		{wire.MethodPerform, lists(wire.MethodPerform), func(w *workload, id string) string {
+			if w.disabled == "" {
+				return skipStep
+			}
+			return `{"ref":` + w.disabled + `,"action":{"kind":"` + firstKind(w.e.Manifest.Actions, "tap", "doubleTap", "hover") + `"},"operation":` + w.op(id, false, "") + `}`
+		}},
 		{wire.MethodPress, lists(wire.MethodPress), func(w *workload, id string) string {
 			return `{"key":"Ctrl+a","operation":` + w.op(id, false, "") + `}`
 		}},
@@ -271,8 +307,16 @@ func (e *Env) runWorkload(ctx context.Context) string {
 			continue
 		}
 		id := strconv.Itoa(w.n + 1)
-		if _, ok := w.call(ctx, st.method, st.params(w, id)); !ok && w.closed {
+		params := st.params(w, id)
+		if params == skipStep {
+			continue
+		}
+		f, ok := w.call(ctx, st.method, params)
+		if !ok && w.closed {
 			break
+		}
+		if ok && st.method == wire.MethodObserve && f.Error() == nil {
+			w.noteObservation(f.Result())
 		}
 	}
 	if !w.closed {
