@@ -157,7 +157,16 @@ func (e *Env) adoptRunEvidence(id string) {
 	if e.specEvidence == nil {
 		return
 	}
+	// The run's record already holds what this spec observed (the
+	// workload ran inside it): replace, keeping the spec's own frame count.
+	const frames = "frame received from the server"
+	own := e.specEvidence[id][frames]
+	m := map[string]int{}
 	for what, n := range e.runEvidence[id] {
-		e.specEvidence.add(id, what, n)
+		m[what] = n
 	}
+	if own > 0 {
+		m[frames] = own
+	}
+	e.specEvidence[id] = m
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -187,7 +188,10 @@ func exerciseSteps(closedURL string) []workloadStep {
 		// Invalid params: array params for a listed method (-32602).
 		{wire.MethodObserve, lists(wire.MethodObserve), func(*workload, string) string { return `[]` }},
 		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
-			return `{"expression":{"query":{"kind":"role","role":"button","name":{"kind":"string","value":"e2e-conform ` + exerciseTag + `","exact":true}}},"operation":` + w.op(id, false, "") + `}`
+			name := wire.StringPattern("e2e-conform "+exerciseTag, true)
+			expr, _ := json.Marshal(wire.LocatorExpression{Kind: wire.ExprQuery, Query: &wire.SemanticQuery{
+				Kind: "role", Value: wire.StringPattern("button", true), Name: &name}})
+			return `{"expression":` + string(expr) + `,"operation":` + w.op(id, false, "") + `}`
 		}},
 		// Aborted at send, without a reason: -32000 engine CANCELLED (D20, D24).
 		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
@@ -301,7 +305,7 @@ func (e *Env) runWorkload(ctx context.Context) string {
 		return "the run-wide workload's initialize was not answered with a result"
 	}
 	_ = r.Notify(wire.MethodInitialized, "{}")
-	closed := closedLoopbackURL() + "/e2e-conform-closed-" + exerciseTag
+	closed := strings.TrimSuffix(closedLoopbackURL(), "/") + "/e2e-conform-closed-" + exerciseTag
 	for _, st := range exerciseSteps(closed) {
 		if !st.when(e.Manifest) {
 			continue
