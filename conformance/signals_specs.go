@@ -66,7 +66,7 @@ func signalSpecs(s *suite) {
 			for _, reason := range []string{"", reasonE2E("SIG-003", false)} {
 				id := ss.id()
 				if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
-					Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+					ss.skipNotSlow(id)
 				}
 				t := ss.abort(id, reason)
 				ss.answeredWithin(ctx, id, t, abortBound, fmt.Sprintf("session/open of the slow page after $/abort (reason %v)", reason != ""))
@@ -81,7 +81,7 @@ func signalSpecs(s *suite) {
 			for _, reason := range []string{reasonE2E("SIG-004 e2e", false), reasonEngine("SIG-004 engine", "OPERATION_TIMEOUT", false)} {
 				id := ss.id()
 				if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
-					Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+					ss.skipNotSlow(id)
 				}
 				t := ss.abort(id, reason)
 				f := ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page after $/abort with a reason")
@@ -137,7 +137,7 @@ func signalSpecs(s *suite) {
 			ss.attempt(ctx, false)
 			id := ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
-				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				ss.skipNotSlow(id)
 			}
 			t := ss.abort(id, "")
 			f := ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page after $/abort without a reason")
@@ -182,7 +182,7 @@ func signalSpecs(s *suite) {
 			// The slow page must stay in flight on this engine first.
 			id := ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
-				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				ss.skipNotSlow(id)
 			}
 			ss.answeredWithin(ctx, id, ss.abort(id, ""), abortBound, "session/open of the slow page after $/abort")
 			id = ss.id()
@@ -208,7 +208,7 @@ func signalSpecs(s *suite) {
 			ss.write(observe, wire.MethodObserve, `{"operation":`+ss.operation(sig, 30000)+`}`)
 			ss.probe(ctx, "while two requests sharing a signal are in flight")
 			if ss.answered(open) {
-				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				ss.skipNotSlow(open)
 			}
 			t := ss.abort(sig, "")
 			ss.answeredWithin(ctx, open, t, abortBound, "session/open sharing the aborted signal")
@@ -223,7 +223,7 @@ func signalSpecs(s *suite) {
 			sig := "77001"
 			id := ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, sig, 30000); !inFlight {
-				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				ss.skipNotSlow(id)
 			}
 			ss.answeredWithin(ctx, id, ss.abort(sig, ""), abortBound, "session/open of the slow page after $/abort")
 			// The id is forgotten: reused without aborted, it is a new live
@@ -292,7 +292,7 @@ func signalSpecs(s *suite) {
 			id := ss.id()
 			t, inFlight := ss.openSlow(ctx, id, id, 1000)
 			if !inFlight {
-				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+				ss.skipNotSlow(id)
 			}
 			ss.answeredWithin(ctx, id, t, 3000*time.Millisecond, "session/open of the slow page with timeoutMs 1000")
 		})
