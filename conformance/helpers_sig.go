@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -391,6 +392,28 @@ func (s *session) skipNotSlow(id string) {
 		stagingRefused(s.e.FixtureURL+slowPath, rep.f.Error())
 	}
 	Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+}
+
+// refusesSlowPage tells a refusal from an abort's answer after session/open
+// of the slow page was answered with the error eo following the suite's
+// $/abort (or its reuse of a signal id): a control open of the slow page,
+// with a fresh signal and no abort, is awaited for the page's delay plus
+// 5 s. When the control is answered with the same error (code and
+// message), the engine refuses the page whatever the signal does, and the
+// earlier error was that refusal: the spec is not verified (the staging
+// rule), never failed. Which of the two answers the engine wrote first
+// then does not matter: the control does not race anything.
+func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
+	id := s.id()
+	s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+slowPath, id, 30000))
+	rep, err := s.await(ctx, id, fixture.SlowDelay+5*time.Second)
+	if err != nil {
+		s.abort(id, "")
+		return
+	}
+	if c := rep.f.Error(); c != nil && c.Code == eo.Code && c.Message == eo.Message {
+		stagingRefused(s.e.FixtureURL+slowPath, c)
+	}
 }
 
 func (s *session) openParams(url, sig string, timeoutMs int) string {

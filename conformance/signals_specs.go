@@ -89,6 +89,9 @@ func signalSpecs(s *suite) {
 					continue // it completed: the requirement says nothing then
 				}
 				checked++
+				if sameError(f.Error(), reason) != "" {
+					ss.refusesSlowPage(ctx, f.Error())
+				}
 				Expect(sameError(f.Error(), reason)).To(BeEmpty(), "session/open aborted with a reason: the error is not the reason")
 			}
 			if checked == 0 {
@@ -144,6 +147,9 @@ func signalSpecs(s *suite) {
 			eo := f.Error()
 			if eo == nil {
 				Skip(notVerified + "session/open of the slow page completed despite the $/abort")
+			}
+			if d := dataOf(eo); eo.Code != wire.CodeEngineError || d.Type != "engine" || d.Code != "CANCELLED" {
+				ss.refusesSlowPage(ctx, eo)
 			}
 			expectCode(f, wire.CodeEngineError, "session/open aborted without a reason")
 			d := dataOf(eo)
@@ -231,6 +237,9 @@ func signalSpecs(s *suite) {
 			// applies.
 			id = ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, sig, 30000); !inFlight {
+				if eo := ss.replies[id].f.Error(); eo != nil {
+					ss.refusesSlowPage(ctx, eo)
+				}
 				failf("session/open reusing signal id %s after its $/abort: want it in flight, as a new live signal, got an answer at once: %s", sig, clip(string(ss.replies[id].f.Content)))
 			}
 			ss.answeredWithin(ctx, id, ss.abort(sig, ""), abortBound, "session/open reusing a forgotten id, after a $/abort of it")
@@ -241,6 +250,9 @@ func signalSpecs(s *suite) {
 			ss.attempt(ctx, false)
 			id = ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, scoped, 30000); !inFlight {
+				if eo := ss.replies[id].f.Error(); eo != nil {
+					ss.refusesSlowPage(ctx, eo)
+				}
 				failf("session/open reusing the previous attempt's startAttempt signal id %s after endAttempt: want it in flight, as a new live signal, got an answer at once: %s", scoped, clip(string(ss.replies[id].f.Content)))
 			}
 			ss.answeredWithin(ctx, id, ss.abort(scoped, ""), abortBound, "session/open reusing an attempt-scoped id after endAttempt, after a $/abort of it")
