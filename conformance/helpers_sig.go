@@ -398,8 +398,8 @@ func (s *session) skipNotSlow(id string) {
 // of the slow page was answered with the error eo following the suite's
 // $/abort (or its reuse of a signal id): a control open of the slow page,
 // with a fresh signal and no abort, is awaited for the page's delay plus
-// 5 s. When the control is answered with the same error (code and
-// message), the engine refuses the page whatever the signal does, and the
+// 5 s. When the control is answered with the same error (code, data.type
+// and data.code), the engine refuses the page whatever the signal does, and the
 // earlier error was that refusal: the spec is not verified (the staging
 // rule), never failed. Which of the two answers the engine wrote first
 // then does not matter: the control does not race anything.
@@ -411,9 +411,29 @@ func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
 		s.abort(id, "")
 		return
 	}
-	if c := rep.f.Error(); c != nil && c.Code == eo.Code && c.Message == eo.Message {
+	if c := rep.f.Error(); c != nil && c.Code == eo.Code && dataOf(c).Type == dataOf(eo).Type && dataOf(c).Code == dataOf(eo).Code {
 		stagingRefused(s.e.FixtureURL+slowPath, c)
 	}
+}
+
+// notRefused checks that f, the answer to session/open of the slow page
+// after the suite aborted it (or after its timeoutMs), is not a refusal
+// that raced the suite's probe: a result, CANCELLED, OPERATION_TIMEOUT or
+// the abort's reason are the abort's answers; any other error is checked
+// with a control open (refusesSlowPage), so that a refusal to stage the
+// page is not verified rather than passed.
+func (s *session) notRefused(ctx context.Context, f *Frame, reason string) {
+	eo := f.Error()
+	if eo == nil {
+		return
+	}
+	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && (d.Code == "CANCELLED" || d.Code == "OPERATION_TIMEOUT") {
+		return
+	}
+	if reason != "" && sameError(eo, reason) == "" {
+		return
+	}
+	s.refusesSlowPage(ctx, eo)
 }
 
 func (s *session) openParams(url, sig string, timeoutMs int) string {
