@@ -134,10 +134,16 @@ func lifecycleSpecs(s *suite) {
 
 	s.spec("when stdin closes without shutdown, also with an engine method in flight, the process exits within 5000 ms",
 		[]string{"LIFE-008"}, func(ctx context.Context, e *Env) {
-			r := e.initialized(ctx)
+			// The engine method is sent inside init and an attempt, as every
+			// operation (§11; outside one it MAY be answered INVALID_STATE at
+			// once, §4.0, and would not be in flight).
+			ss := e.session(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
-				Expect(r.Send(`{"jsonrpc":"2.0","id":5,"method":"engine/observe","params":{"operation":` + signalOp("5", client.Op{}) + `}}`)).To(Succeed())
+				ss.attempt(ctx, false)
+				id := ss.id()
+				ss.write(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`)
 			}
+			r := ss.r
 			sc, ok := r.Conn().(transport.SpawnConn)
 			Expect(ok).To(BeTrue())
 			Expect(sc.CloseStdin()).To(Succeed())

@@ -163,10 +163,12 @@ func wireSpecs(s *suite) {
 			if method == "" {
 				method = e.Manifest.Methods[0]
 			}
-			r := e.initialized(ctx)
-			for i, params := range []string{`[]`, `{}`, `{"operation":{"signal":{"id":1},"timeoutMs":"soon","runId":"r","attemptId":"a"},"signal":{"id":"x","aborted":"yes"},"timeoutMs":"soon"}`} {
-				f, err := r.Call(ctx, fmt.Sprint(i+1), method, params)
-				Expect(err).NotTo(HaveOccurred())
+			// Sent inside init and an attempt, as every operation check (§11):
+			// the params are what is wrong, nothing else.
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			for _, params := range []string{`[]`, `{}`, `{"operation":{"signal":{"id":1},"timeoutMs":"soon","runId":"r","attemptId":"a"},"signal":{"id":"x","aborted":"yes"},"timeoutMs":"soon"}`} {
+				f := ss.call(ctx, ss.id(), method, params)
 				expectCode(f, wire.CodeInvalidParams, method+" with params "+params)
 			}
 		})
