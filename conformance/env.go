@@ -43,6 +43,7 @@ type Env struct {
 	secrets    []string // canaries and secret values never to appear
 	counter    int
 	srv        *http.Server
+	held       holds // the pages the fixture server holds (hold.go)
 	// runEvidence is every observation of the run, specEvidence those of
 	// the spec running now (evidence.go).
 	runEvidence  Evidence
@@ -121,13 +122,17 @@ func (e *Env) close() {
 
 // startFixtures serves the fixture screens (package fixtures/web: every
 // screen of conformance/fixture as an HTML page, /slow after
-// fixture.SlowDelay) on the loopback interface (spec §11).
+// fixture.SlowDelay) on the loopback interface (spec §11), and the held
+// pages (hold.go) under holdPrefix.
 func (e *Env) startFixtures() error {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	e.srv = &http.Server{Handler: web.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/", web.Handler())
+	mux.HandleFunc(holdPrefix, e.serveHold)
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	e.FixtureURL = "http://" + l.Addr().String()
 	go e.srv.Serve(l)
 	return nil

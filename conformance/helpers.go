@@ -91,16 +91,14 @@ func orDefault(s, d string) string {
 // server, e.g. "/counter") inside the attempt op of c, and returns the
 // first observation that shows marker (a node whose name or text contains
 // it). An engine that cannot stage the screen — no session/open or
-// engine/observe, an open that fails, no marker within 5 s — skips the
-// spec as not verified: fixture requirements are never passed by default.
+// engine/observe, an open refused with an error (the staging rule, fxOpen),
+// no marker within 5 s — skips the spec as not verified: fixture
+// requirements are never passed by default.
 func (e *Env) stage(ctx context.Context, c *client.Conn, op client.Op, path, marker string) *wire.EngineSnapshot {
 	if !e.Manifest.Lists(wire.MethodOpen) || !e.Manifest.Lists(wire.MethodObserve) {
 		Skip(notVerified + "the suite stages fixture screens with session/open and reads them with engine/observe, and the engine lacks one of them")
 	}
-	url := e.FixtureURL + path
-	if err := c.Open(ctx, op, url); err != nil {
-		Skip(notVerified + fmt.Sprintf("session/open of the fixture screen %s failed: %v", url, err))
-	}
+	e.fxOpen(ctx, c, op, e.FixtureURL+path)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		snap, err := c.Observe(ctx, op, nil)

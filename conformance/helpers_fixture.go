@@ -30,6 +30,35 @@ import (
 // otherwise classify them: e.g. FRAME_AMBIGUOUS with retryable: true
 // becomes ENGINE_FAILURE).
 
+// The staging rule, one for every spec that opens a fixture URL (§11,
+// Fixture: "an engine whose surface the suite cannot stage reports these
+// requirements as not verified, never as passed"): an engine that answers
+// session/open of a fixture URL with an error refused to stage it, and the
+// spec is not verified, whichever requirement it checks. An open that gets
+// null stages the page, and what follows is judged. Anything else (a
+// result other than null, a connection that failed) is no refusal: it is
+// judged too.
+
+// fxOpen opens the fixture URL u on a client connection under the staging
+// rule.
+func (e *Env) fxOpen(ctx context.Context, c *client.Conn, op client.Op, u string) {
+	err := c.Open(ctx, op, u)
+	if err == nil {
+		return
+	}
+	if eo := fxWireError(err); eo != nil {
+		stagingRefused(u, eo)
+	}
+	Expect(err).NotTo(HaveOccurred(), "session/open of the fixture URL %s: want null or an error response, got %s", u, fxDescribeError(err))
+}
+
+// stagingRefused ends the running spec as not verified: the engine
+// answered session/open of the fixture URL u with the error eo (the staging
+// rule).
+func stagingRefused(u string, eo *wire.ErrorObject) {
+	Skip(notVerified + fmt.Sprintf("the engine refused to stage the fixture URL %s: session/open answered %d %q", u, eo.Code, eo.Message))
+}
+
 // fxStage stages screen s (its path, or path when not "", e.g. a storage
 // path with a query) and returns the first observation showing its marker.
 func (e *Env) fxStage(ctx context.Context, c *client.Conn, op client.Op, s fixture.Screen, path string) *wire.EngineSnapshot {

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -176,7 +177,10 @@ func (s *session) next(ctx context.Context) (*Frame, error) {
 }
 
 func (s *session) take(f *Frame) {
-	now := time.Now()
+	now := f.At // when the reader read it off the wire
+	if now.IsZero() {
+		now = time.Now()
+	}
 	switch {
 	case f.Msg == nil: // not JSON (Raw recorded the violation)
 		s.garbage = append(s.garbage, clip(string(f.Content)))
@@ -400,6 +404,59 @@ func (s *session) openSlow(ctx context.Context, id, sig string, timeoutMs int) (
 		expectCode(rep.f, wire.CodeMethodNotFound, "a request for an unknown method while session/open of the slow page is in flight")
 	}
 	return t, !s.answered(id)
+}
+
+// skipNotSlow ends the running spec as not verified after session/open of
+// the slow page (request id) was answered before the probe: refused with
+// an error, the engine did not stage the page (the staging rule); with a
+// result, it does not treat the page as slow.
+func (s *session) skipNotSlow(id string) {
+	if rep, ok := s.replies[id]; ok && rep.f.Error() != nil {
+		stagingRefused(s.e.FixtureURL+slowPath, rep.f.Error())
+	}
+	Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+}
+
+// refusesSlowPage tells a refusal from an abort's answer after session/open
+// of the slow page was answered with the error eo following the suite's
+// $/abort (or its reuse of a signal id): a control open of the slow page,
+// with a fresh signal and no abort, is awaited for the page's delay plus
+// 5 s. When the control is answered with the same error (code, data.type
+// and data.code), the engine refuses the page whatever the signal does, and the
+// earlier error was that refusal: the spec is not verified (the staging
+// rule), never failed. Which of the two answers the engine wrote first
+// then does not matter: the control does not race anything.
+func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
+	id := s.id()
+	s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+slowPath, id, 30000))
+	rep, err := s.await(ctx, id, fixture.SlowDelay+5*time.Second)
+	if err != nil {
+		s.abort(id, "")
+		return
+	}
+	if c := rep.f.Error(); c != nil && c.Code == eo.Code && dataOf(c).Type == dataOf(eo).Type && dataOf(c).Code == dataOf(eo).Code {
+		stagingRefused(s.e.FixtureURL+slowPath, c)
+	}
+}
+
+// notRefused checks that f, the answer to session/open of the slow page
+// after the suite aborted it (or after its timeoutMs), is not a refusal
+// that raced the suite's probe: a result, CANCELLED, OPERATION_TIMEOUT or
+// the abort's reason are the abort's answers; any other error is checked
+// with a control open (refusesSlowPage), so that a refusal to stage the
+// page is not verified rather than passed.
+func (s *session) notRefused(ctx context.Context, f *Frame, reason string) {
+	eo := f.Error()
+	if eo == nil {
+		return
+	}
+	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && (d.Code == "CANCELLED" || d.Code == "OPERATION_TIMEOUT") {
+		return
+	}
+	if reason != "" && sameError(eo, reason) == "" {
+		return
+	}
+	s.refusesSlowPage(ctx, eo)
 }
 
 func (s *session) openParams(url, sig string, timeoutMs int) string {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/protocol/client"
@@ -132,10 +134,16 @@ func lifecycleSpecs(s *suite) {
 
 	s.spec("when stdin closes without shutdown, also with an engine method in flight, the process exits within 5000 ms",
 		[]string{"LIFE-008"}, func(ctx context.Context, e *Env) {
-			r := e.initialized(ctx)
+			// The engine method is sent inside init and an attempt, as every
+			// operation (§11; outside one it MAY be answered INVALID_STATE at
+			// once, §4.0, and would not be in flight).
+			ss := e.session(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
-				Expect(r.Send(`{"jsonrpc":"2.0","id":5,"method":"engine/observe","params":{"operation":` + signalOp("5", client.Op{}) + `}}`)).To(Succeed())
+				ss.attempt(ctx, false)
+				id := ss.id()
+				ss.write(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`)
 			}
+			r := ss.r
 			sc, ok := r.Conn().(transport.SpawnConn)
 			Expect(ok).To(BeTrue())
 			Expect(sc.CloseStdin()).To(Succeed())
@@ -164,41 +172,56 @@ func lifecycleSpecs(s *suite) {
 			}
 		})
 
+	// Both startAttempts follow lifecycle/init (when listed), as the
+	// client's do (§2.9 Open step 3): a startAttempt without it MAY fail
+	// INVALID_STATE (§2.8), which would hide an overlap accepted.
 	s.spec("a startAttempt while an attempt is open gets -32000 engine INVALID_STATE",
 		[]string{"LIFE-012"}, func(ctx context.Context, e *Env) {
-			r := e.initialized(ctx)
-			start := func(id, attempt string) *Frame {
-				f, err := r.Call(ctx, id, wire.MethodStartAttempt, fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":false}`, attempt, e.Artifacts, id))
-				Expect(err).NotTo(HaveOccurred())
-				return f
+			ss := e.session(ctx)
+			if e.Manifest.Lists(wire.MethodInit) {
+				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
 			}
-			expectResult(start("1", "overlap-1"), "the first startAttempt")
-			eo := expectCode(start("2", "overlap-2"), wire.CodeEngineError, "an overlapping startAttempt")
+			start := func(what string) *Frame {
+				id := ss.id()
+				return ss.call(ctx, id, wire.MethodStartAttempt, ss.startParams(false, id))
+			}
+			expectResult(start("the first"), "the first startAttempt after lifecycle/init")
+			eo := expectCode(start("an overlapping"), wire.CodeEngineError, "a startAttempt while the first attempt is open (no endAttempt between)")
 			d := dataOf(eo)
-			Expect(d.Type + " " + d.Code).To(Equal("engine INVALID_STATE"))
+			Expect(d.Type+" "+d.Code).To(Equal("engine INVALID_STATE"), "the error data of an overlapping startAttempt: want engine INVALID_STATE, got %s %q", d.Type, d.Code)
+			ss.endAttempt(ctx)
 		})
 
+	// The startAttempts follow lifecycle/init (when listed), as in LIFE-012:
+	// without it a startAttempt MAY fail INVALID_STATE (§2.8), and the
+	// clauses after a startAttempt aborted at send and mid-flight would not
+	// be exercised.
 	s.spec("endAttempt gets null twice in a row, with no attempt open, and after startAttempts aborted at send and mid-flight",
 		[]string{"LIFE-013"}, func(ctx context.Context, e *Env) {
-			r := e.initialized(ctx)
-			end := func(id string) {
-				f, err := r.Call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
-				Expect(err).NotTo(HaveOccurred())
-				Expect(string(expectResult(f, "endAttempt"))).To(Equal("null"))
+			ss := e.session(ctx)
+			end := func(what string) {
+				id := ss.id()
+				f := ss.call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+				Expect(string(expectResult(f, "endAttempt "+what))).To(Equal("null"), "the result of endAttempt %s", what)
 			}
-			end("1")
-			end("2")
+			end("with no attempt open")
+			end("right after another")
 			if e.Manifest.Lists(wire.MethodStartAttempt) {
-				_, err := r.Call(ctx, "3", wire.MethodStartAttempt, fmt.Sprintf(`{"attemptId":"aborted-at-send","artifactsDir":%q,"signal":{"id":3,"aborted":true},"screens":false}`, e.Artifacts))
-				Expect(err).NotTo(HaveOccurred())
-				end("4")
-				Expect(r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"lifecycle/startAttempt","params":{"attemptId":"aborted-mid","artifactsDir":%q,"signal":{"id":5},"screens":false}}`, e.Artifacts))).To(Succeed())
-				Expect(r.Notify("$/abort", `{"id":5}`)).To(Succeed())
-				_, err = r.Response(ctx, "5")
-				Expect(err).NotTo(HaveOccurred())
-				end("6")
+				if e.Manifest.Lists(wire.MethodInit) {
+					Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
+				}
+				id := ss.id()
+				p := strings.Replace(ss.startParams(false, id), `"signal":{"id":`+id+`}`, `"signal":{"id":`+id+`,"aborted":true}`, 1)
+				ss.call(ctx, id, wire.MethodStartAttempt, p)
+				end("after a startAttempt aborted at send")
+				id = ss.id()
+				ss.write(id, wire.MethodStartAttempt, ss.startParams(false, id))
+				ss.abort(id, "")
+				_, err := ss.await(ctx, id, 0)
+				Expect(err).NotTo(HaveOccurred(), "waiting for the answer to a startAttempt aborted mid-flight")
+				end("after a startAttempt aborted mid-flight")
 			}
-			end("7")
+			end("at the end")
 		})
 
 	s.spec("settleAttempt with nothing pending gets null within its timeoutMs, on both calls of an attempt",
@@ -211,31 +234,45 @@ func lifecycleSpecs(s *suite) {
 			}
 		})
 
+	// Each bound is measured on a raw connection from the moment the suite
+	// finished writing the request to the moment its reader read the
+	// response off the wire (Frame.At): neither the connection's setup nor
+	// the suite's own scheduling after the read counts. When timeoutMs runs
+	// out without an answer, the suite writes $/abort for the request's
+	// signal, as the client does (§4.5–§4.7, §7.6), and the answer must
+	// come within timeoutMs + 2000 ms of the write.
 	s.spec("each listed cleanup method answers within its timeoutMs plus 2000 ms, the suite aborting its signal when timeoutMs runs out",
 		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
-			c, _, _ := e.inAttempt(ctx)
-			budget := int64(1000)
-			timed := func(name string, fn func(ctx context.Context) error) {
-				cctx, cancel := context.WithTimeout(ctx, time.Duration(budget)*time.Millisecond)
-				defer cancel()
-				start := time.Now()
-				_ = fn(cctx)
-				Expect(time.Since(start)).To(BeNumerically("<", time.Duration(budget)*time.Millisecond+2*time.Second), "%s answered after timeoutMs + 2000 ms", name)
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			const budget = 1000
+			timed := func(method, params string) {
+				id := ss.id()
+				t := ss.write(id, method, strings.ReplaceAll(params, "SIG", id))
+				if _, err := ss.await(ctx, id, time.Until(t.Add(budget*time.Millisecond))); err != nil {
+					Expect(ctx.Err()).NotTo(HaveOccurred(), "the spec's budget ran out")
+					Expect(ss.r.endErr()).To(BeNil(), "the connection ended while %s was in flight", method)
+					ss.abort(id, "")
+					By(fmt.Sprintf("%s: timeoutMs %d ran out, $/abort written", method, budget))
+				}
+				ss.answeredWithin(ctx, id, t, budget*time.Millisecond+2*time.Second, fmt.Sprintf("%s with timeoutMs %d", method, budget))
+				e.observed("LIFE-016", method+" answered")
+				By(fmt.Sprintf("%s answered %d ms after it was written", method, ss.replies[id].at.Sub(t).Milliseconds()))
 			}
+			cleanup := fmt.Sprintf(`{"signal":{"id":SIG},"timeoutMs":%d}`, budget)
 			if e.Manifest.Lists(wire.MethodSettleAttempt) {
-				timed("settleAttempt", func(ctx context.Context) error { return c.SettleAttempt(ctx, budget) })
+				timed(wire.MethodSettleAttempt, cleanup)
 			}
 			if e.Manifest.Lists(wire.MethodEndAttempt) {
-				timed("endAttempt", func(ctx context.Context) error { return c.EndAttempt(ctx, budget) })
+				timed(wire.MethodEndAttempt, cleanup)
 			}
 			if e.Manifest.Lists(wire.MethodDispose) {
-				timed("dispose", func(ctx context.Context) error { return c.Dispose(ctx, budget, nil) })
+				timed(wire.MethodDispose, cleanup)
 			}
 			if e.Manifest.Lists(wire.MethodFinish) {
-				timed("finish", func(ctx context.Context) error {
-					return c.Finish(ctx, wire.FinishParams{RunID: "run-finish", TargetName: "conformance", Env: map[string]string{}, TimeoutMs: float64(budget)})
-				})
+				timed(wire.MethodFinish, fmt.Sprintf(`{"runId":"run-finish","targetName":"conformance","env":{},"signal":{"id":SIG},"timeoutMs":%d}`, budget))
 			}
+			e.requireEvidence("LIFE-016", "the engine lists none of the cleanup methods")
 		})
 
 	s.spec("lifecycle/prepare answers null or workers in 1..slots with string env values; with slots 0 it succeeds without workers",

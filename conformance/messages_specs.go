@@ -245,8 +245,8 @@ func attemptScenario(ctx context.Context, e *Env, screens bool) *session {
 // attempt/resolveSecret the server sends: lifecycle/init,
 // lifecycle/startAttempt, session/open of the form screen (secretPath),
 // engine/observe and engine/perform fill of its password field with
-// secretFill, those listed, each until it is answered or the request
-// arrives. It returns the request and the id of the suite's request then
+// secretFill, and lifecycle/endAttempt, those listed, each until it is
+// answered or the request arrives. It returns the request and the id of the suite's request then
 // pending ("" when none), or nil when the scenario ends without one. Later
 // server requests are held too until ss.hold is cleared. attemptScenario
 // runs the same steps first (S2C-001), so that an engine asking for a
@@ -299,6 +299,19 @@ func provokeSecret(ctx context.Context, e *Env, ss *session) (*Frame, string) {
 			if f, t := step(fill, "engine/perform fill of the password field", ""); f != nil {
 				return f, t
 			}
+		}
+	}
+	// The request is allowed until the endAttempt response (§6.6), from
+	// any thread of the engine: the scenario ends with endAttempt (when
+	// listed), read until its response, so that a request sent after the
+	// last step's answer, or while endAttempt runs, is held too. No timing
+	// guess: what arrives after the endAttempt response is outside the
+	// window (S2C-001 reports it).
+	if e.Manifest.Lists(wire.MethodEndAttempt) {
+		id := ss.id()
+		ss.endID = id
+		if f, t := step(id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`); f != nil {
+			return f, t
 		}
 	}
 	return nil, ""

@@ -22,6 +22,10 @@ type Frame struct {
 	Header  []string // header lines, without CRLF
 	Content []byte
 	Msg     map[string]json.RawMessage // nil when Content is not a JSON object
+	// At is when the reader finished reading the frame off the wire: the
+	// time bounds are measured to it, not to when a spec got around to
+	// looking (the suite's own scheduling and GC stay out of them).
+	At time.Time
 }
 
 // Method is the message's method, "" for a response.
@@ -78,6 +82,9 @@ func (r *Raw) read() {
 	br := bufio.NewReader(r.tc)
 	for {
 		f, err := r.readFrame(br)
+		if f != nil {
+			f.At = time.Now()
+		}
 		if err != nil {
 			r.mu.Lock()
 			r.err = err
@@ -194,6 +201,24 @@ func (r *Raw) Next(ctx context.Context) (*Frame, error) {
 		return f, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no message: %w", context.Cause(ctx))
+	}
+}
+
+// NextResponse returns the next response, passing over the server's
+// notifications and requests: after initialized the spec allows engine/log
+// at any time (§6.7, D29) and attempt/* messages inside an attempt, so a
+// raw read that waits for an answer must not take one of them for it. What
+// they carry is checked by the run-wide checks on every frame; LIFE-005,
+// which forbids them before initialized, reads frames with Next.
+func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
+	for {
+		f, err := r.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if f.IsResponse() || f.Msg == nil {
+			return f, nil
+		}
 	}
 }
 

@@ -137,31 +137,87 @@ func transportSpecs(s *suite) {
 			}
 		})
 
-	// The request kept in flight is session/open of the slow page (the only
-	// request the catalog makes last); "complete normally" is read as its
-	// result, after the 5 s the page takes. An engine that does not treat
-	// the page as slow leaves the spec not verified.
-	s.spec("a connection closing without shutdown leaves a session/open of the slow page in flight on another connection to complete normally",
+	// The request kept in flight is session/open of a page the suite's own
+	// HTTP server holds (hold.go): no fixture screen is needed, and the
+	// suite knows the request is in flight because the engine's fetch of
+	// the page has arrived and is still waiting, and the open was not
+	// answered before a probe written after that arrival. Only then does
+	// it close the other connection without shutdown, release the page,
+	// and require the open to complete normally (a result). An engine that
+	// answers the open before fetching, or drops its fetch on its own
+	// before the close, never had the request in flight: not verified,
+	// whatever order its answers take.
+	s.spec("a connection closing without shutdown leaves a session/open of a page the suite holds in flight on another connection to complete normally",
 		[]string{"TRN-005"}, func(ctx context.Context, e *Env) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
-				Skip(notVerified + "the suite keeps a request in flight with session/open of the slow page, which the manifest does not list")
+				Skip(notVerified + "the suite keeps a request in flight with session/open of a page its HTTP server holds, and the manifest does not list session/open")
 			}
 			a := e.session(ctx)
 			a.attempt(ctx, false)
 			other, err := e.Raw(ctx)
 			Expect(err).NotTo(HaveOccurred(), "opening a second connection")
+			DeferCleanup(func() { _ = other.Close(time.Second) })
 			_, err = other.Initialize(ctx)
 			Expect(err).NotTo(HaveOccurred(), "initialize on the second connection")
+			h := e.hold()
+			DeferCleanup(h.Release)
+			u := e.FixtureURL + h.Path
 			id := a.id()
-			if _, inFlight := a.openSlow(ctx, id, id, 30000); !inFlight {
-				_ = other.Close(time.Second)
-				Skip(notVerified + "session/open of the slow page was answered before a request for an unknown method: the engine does not treat the slow page as slow")
+			a.write(id, wire.MethodOpen, a.openParams(u, id, 30000))
+			// Read until the engine's fetch arrives (which cancels actx) or
+			// the open is answered.
+			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			go func() {
+				select {
+				case <-h.Arrived:
+					cancel()
+				case <-actx.Done():
+				}
+			}()
+			for !a.answered(id) {
+				if _, err := a.next(actx); err != nil {
+					break
+				}
 			}
+			cancel()
+			Expect(a.r.endErr()).To(BeNil(), "the connection ended while session/open of %s was in flight", u)
+			notInFlight := func(why string) {
+				if rep, ok := a.replies[id]; ok {
+					why += ": session/open answered " + clip(string(rep.f.Content))
+				}
+				Skip(notVerified + "the suite could not keep a request in flight: " + why)
+			}
+			select {
+			case <-h.Arrived:
+			default:
+				notInFlight("the engine did not fetch " + u + " within 10 s of session/open")
+			}
+			if a.answered(id) {
+				notInFlight("the engine answered session/open of " + u + " before its fetch arrived")
+			}
+			probe := a.id()
+			a.write(probe, probeMethod, "")
+			for !a.answered(probe) && !a.answered(id) {
+				_, err := a.next(ctx)
+				Expect(err).NotTo(HaveOccurred(), "waiting for the answer to a request for an unknown method while session/open of %s is in flight", u)
+			}
+			if a.answered(id) {
+				notInFlight("the engine answered session/open of " + u + " while the suite held the page")
+			}
+			if dropped, _ := h.Dropped(); dropped {
+				notInFlight("the engine dropped its fetch of " + u + " before the suite closed the other connection")
+			}
+			e.observed("TRN-005", "session/open in flight (its fetch held) when another connection closed without shutdown")
 			// Close returns once the server closed its side (or after 5 s).
 			_ = other.Close(5 * time.Second)
+			closed := time.Now()
+			h.Release()
 			rep, err := a.await(ctx, id, 15*time.Second)
-			Expect(err).NotTo(HaveOccurred(), "session/open of the slow page: want its answer within 15 s, got none")
-			Expect(rep.f.Error()).To(BeNil(), "session/open of the slow page after another connection closed: want it to complete normally, got error %v", rep.f.Error())
+			Expect(err).NotTo(HaveOccurred(), "session/open of %s, in flight while another connection closed without shutdown: want its answer within 15 s of releasing the page, got none", u)
+			if dropped, at := h.Dropped(); dropped {
+				By(fmt.Sprintf("the engine dropped its fetch %d ms after the other connection closed", at.Sub(closed).Milliseconds()))
+			}
+			Expect(rep.f.Error()).To(BeNil(), "session/open of %s after another connection closed without shutdown: want it to complete normally, got error %v", u, rep.f.Error())
 			a.probe(ctx, "afterwards")
 		})
 

@@ -158,6 +158,15 @@ func (d *derivations) remove(key string) {
 	d.mu.Unlock()
 }
 
+// removeRaw forgets the derivation whose wire form is raw.
+func (d *derivations) removeRaw(raw json.RawMessage) {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return
+	}
+	d.remove(buf.String())
+}
+
 func (d *derivations) get(raw json.RawMessage) func(string) ([]string, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {

@@ -139,9 +139,27 @@ func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWrite
 		OnFault: func(fe *rpc.FrameError) { c.log.Warn("malformed input", "kind", fe.Kind, "error", fe.Error()) },
 	})
 	c.mu.Lock() // Handle waits until c.rpc is set
-	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, c, jsonrpc2.SetLogger(slogPrintf{c.log}))
+	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, c, jsonrpc2.SetLogger(slogPrintf{c.log}), jsonrpc2.OnRecv(c.received))
 	c.mu.Unlock()
 	return c.run(ctx)
+}
+
+// received runs on the reading goroutine for every message, before the
+// next is read. A response to an attempt/resolveSecret forgets its
+// derivation there (spec §6.6: "A derivation is forgotten once its
+// attempt/resolveSecret is answered"), so that an attempt/deriveSecret read
+// after the answer gets -32602 whenever the waiting engine call gets to
+// run.
+func (c *conn) received(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	if resp == nil || req == nil || req.Method != wire.MethodResolveSecret || req.Params == nil {
+		return
+	}
+	var p struct {
+		Derivation json.RawMessage `json:"derivation"`
+	}
+	if json.Unmarshal(*req.Params, &p) == nil && p.Derivation != nil {
+		c.derivations.removeRaw(p.Derivation)
+	}
 }
 
 // closeEngine calls the engine's Close when it implements io.Closer: the

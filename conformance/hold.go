@@ -1,0 +1,83 @@
+package conformance
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// holdPrefix is the path under which the suite's HTTP server holds its
+// answer to a page until the suite releases it. It names no fixture screen:
+// a spec that keeps a request in flight this way needs no fixture (TRN-005),
+// only an engine that loads the URL it opens.
+const holdPrefix = "/e2e-conform/hold/"
+
+// heldPage is one URL of the suite's HTTP server whose answer the suite
+// holds: Arrived is closed when the engine's request for it arrives, and
+// the page is answered once Release is called. Dropped reports whether the
+// requester went away before the answer.
+type heldPage struct {
+	Path    string
+	Arrived chan struct{}
+	release chan struct{}
+	once    sync.Once
+	rel     sync.Once
+
+	mu        sync.Mutex
+	dropped   bool
+	droppedAt time.Time
+}
+
+// Release lets the held page be answered (idempotent).
+func (h *heldPage) Release() { h.rel.Do(func() { close(h.release) }) }
+
+// Dropped reports whether a request for the page went away before its
+// answer, and when.
+func (h *heldPage) Dropped() (bool, time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.dropped, h.droppedAt
+}
+
+// holds are the held pages of the run, by path.
+type holds struct {
+	mu    sync.Mutex
+	pages map[string]*heldPage
+}
+
+// hold registers a new held page; it is released when the spec ends.
+func (e *Env) hold() *heldPage {
+	h := &heldPage{Path: holdPrefix + e.nextID("page"), Arrived: make(chan struct{}), release: make(chan struct{})}
+	e.held.mu.Lock()
+	if e.held.pages == nil {
+		e.held.pages = map[string]*heldPage{}
+	}
+	e.held.pages[h.Path] = h
+	e.held.mu.Unlock()
+	return h
+}
+
+// serveHold answers a held page once it is released; an unknown path gets
+// 404.
+func (e *Env) serveHold(w http.ResponseWriter, r *http.Request) {
+	e.held.mu.Lock()
+	h := e.held.pages[strings.TrimSuffix(r.URL.Path, "/")]
+	e.held.mu.Unlock()
+	if h == nil {
+		http.NotFound(w, r)
+		return
+	}
+	h.once.Do(func() { close(h.Arrived) })
+	select {
+	case <-h.release:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!doctype html><title>e2e-conform held page</title><p>e2e-conform: a page the suite held until it released it</p>\n"))
+	case <-r.Context().Done():
+		h.mu.Lock()
+		if !h.dropped {
+			h.dropped, h.droppedAt = true, time.Now()
+		}
+		h.mu.Unlock()
+	}
+}
