@@ -55,15 +55,30 @@ func sessionSpecs(s *suite) {
 		[]string{"SESS-001"}, func(ctx context.Context, e *Env) {
 			e.fxNeed("to read the page back", wire.MethodObserve)
 			c, op, _ := e.inAttempt(ctx)
+			staged := false // some page of this spec was shown: the engine can stage the surface
 			for _, sc := range []fixture.Screen{fixture.PageA, fixture.PageB, fixture.Counter, fixture.PageA} {
 				u := sc.URL(e.FixtureURL)
 				e.fxOpen(ctx, c, op, u)
 				snap := fxObserve(ctx, c, op, "right after session/open of "+u)
+				if sc.Shown(&snap.Root) {
+					staged = true
+					continue
+				}
 				got := "no marker"
 				if other, ok := fixture.Identify(&snap.Root); ok {
 					got = "the marker of " + other.Path
 				}
-				Expect(sc.Shown(&snap.Root)).To(BeTrue(), "the observation right after session/open of %s: want the page's marker %q, got %s (location %q)", u, sc.Marker, got, snap.Location)
+				// The same staging rule as every fixture spec: a page that
+				// never shows within 5 s means the suite cannot stage this
+				// engine's surface (not verified); a page that shows later,
+				// or after other pages did, means open answered null before
+				// the page was there.
+				_, later := fxEventually(ctx, c, op, 5*time.Second, "after session/open of "+u, func(s *wire.EngineSnapshot) bool { return sc.Shown(&s.Root) })
+				if !later && !staged {
+					Skip(notVerified + fmt.Sprintf("session/open of %s got null but no observation within 5 s showed the page's marker %q (got %s, location %q): the suite cannot stage this engine's surface", u, sc.Marker, got, snap.Location))
+				}
+				failf("the observation right after session/open of %s: want the page's marker %q, got %s (location %q)%s", u, sc.Marker, got, snap.Location,
+					map[bool]string{true: "; the page showed in a later observation: open answered before the page was shown", false: "; earlier fixture pages of this spec were shown"}[later])
 			}
 		})
 
