@@ -503,6 +503,13 @@ func (e *Env) checkError(raw json.RawMessage) {
 	if eo.Message == "" {
 		e.violation("ERR-006", "an error with an empty message (code %d)", eo.Code)
 	}
+	// §0.4: a sender MUST NOT write null for an absent member (WIRE-012);
+	// an error object's members, and those of its data and causes, are
+	// never null (details, the engine's own object, is not searched).
+	e.observed("WIRE-012", "error object checked")
+	if where := nullErrorMember(raw, "error"); where != "" {
+		e.violation("WIRE-012", "%s is null: an absent member is omitted, never null (§0.4)", where)
+	}
 	e.checkSecrets("an error message", string(raw))
 	var d map[string]json.RawMessage
 	hasData := json.Unmarshal(eo.Data, &d) == nil && d != nil
@@ -584,4 +591,32 @@ func (e *Env) checkError(raw json.RawMessage) {
 			cur = next.Data
 		}
 	}
+}
+
+// nullErrorMember returns the path of the first null member of an error
+// object (its own members, its data's members but details, and its causes'),
+// "" when there is none.
+func nullErrorMember(raw json.RawMessage, path string) string {
+	var eo map[string]json.RawMessage
+	if json.Unmarshal(raw, &eo) != nil {
+		return ""
+	}
+	for _, k := range []string{"code", "message", "data"} {
+		if v, ok := eo[k]; ok && string(v) == "null" {
+			return path + "." + k
+		}
+	}
+	var d map[string]json.RawMessage
+	if json.Unmarshal(eo["data"], &d) != nil {
+		return ""
+	}
+	for k, v := range d {
+		if k != "details" && string(v) == "null" {
+			return path + ".data." + k
+		}
+	}
+	if c, ok := d["cause"]; ok && strings.Count(path, ".cause") < 8 {
+		return nullErrorMember(c, path+".data.cause")
+	}
+	return ""
 }

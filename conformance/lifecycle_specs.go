@@ -65,6 +65,15 @@ func lifecycleSpecs(s *suite) {
 				Expect(err).NotTo(HaveOccurred())
 				expectCode(f, wire.CodeNotInitialized, m+" before initialize")
 			}
+			// "and has no effect" (§2.7: -32002 whatever the method): the
+			// refused shutdown did not shut the connection down, so after
+			// initialize an unknown method gets -32601, not -32600 (§2.4).
+			f, err := r.Call(ctx, "5", "initialize", InitializeParams("worker"))
+			Expect(err).NotTo(HaveOccurred())
+			expectResult(f, "initialize after the requests refused with -32002")
+			f, err = r.Call(ctx, "6", "foo/bar", `{}`)
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeMethodNotFound, "an unknown method after initialize, on a connection whose shutdown before initialize was refused (-32600 means the shutdown took effect)")
 		})
 
 	s.spec("a second initialize gets -32600 and the connection keeps working",

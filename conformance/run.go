@@ -60,7 +60,7 @@ func Run(cfg Config) (*Result, error) {
 	}
 	res := summarize(cfg, s.env, specsFrom(report), harness)
 	if s.discovery != nil && harness == nil {
-		res.markUnreachable(s.discovery)
+		res.markUnreachable(s.discovery, s.env)
 	}
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
@@ -70,19 +70,36 @@ func Run(cfg Config) (*Result, error) {
 }
 
 // markUnreachable records an engine that could not be initialized: LIFE-001
-// fails with the reason (the suite could not get a manifest).
-func (r *Result) markUnreachable(err error) {
+// fails with the reason (the suite could not get a manifest). When what the
+// server wrote did not frame (§1.1), WIRE-001 fails too, and over spawn so
+// does TRN-001 (§9.1: "stdout carries only the protocol [...] Any byte on
+// stdout that does not frame as §1.1 is a fatal framing fault"): the
+// violation was observed, it is not a gap of the run.
+func (r *Result) markUnreachable(err error, env *Env) {
+	r.fail("LIFE-001", "the engine could not be initialized: "+err.Error())
+	if env != nil {
+		if v := env.Violations("WIRE-001"); len(v) > 0 {
+			r.fail("WIRE-001", "while the suite initialized the engine: "+v[0])
+			if env.Transport == "spawn" {
+				r.fail("TRN-001", "while the suite initialized the engine, stdout carried bytes that do not frame: "+v[0])
+			}
+		}
+	}
+	r.Verdict, r.ExitCode, r.Reason = "non-conformant", ExitNonConformant, "the engine could not be initialized"
+}
+
+// fail marks requirement id failed with reason.
+func (r *Result) fail(id, reason string) {
 	for i := range r.Requirements {
-		if r.Requirements[i].ID == "LIFE-001" {
+		if r.Requirements[i].ID == id {
 			if r.Requirements[i].Status != Failed {
 				r.Counts[r.Requirements[i].Status]--
 				r.Counts[Failed]++
 			}
 			r.Requirements[i].Status = Failed
-			r.Requirements[i].Reason = "the engine could not be initialized: " + err.Error()
+			r.Requirements[i].Reason = reason
 		}
 	}
-	r.Verdict, r.ExitCode, r.Reason = "non-conformant", ExitNonConformant, "the engine could not be initialized"
 }
 
 // Register adds the suite for one engine configuration to the ginkgo tree

@@ -28,9 +28,14 @@ func sessionSpecs(s *suite) {
 		[]string{"SESS-002"}, func(ctx context.Context, e *Env) {
 			a := e.rawAttempt(ctx)
 			u := closedLoopbackURL()
+			// Twice: the second open of the attempt must fail as well
+			// (§4.18 "When nothing answers at the URL, open MUST fail", on
+			// every call, not only a connection's first).
+			first := a.callWithin(ctx, wire.MethodOpen, fmt.Sprintf(`"url":%q`, u), 10000)
+			Expect(first.Error()).NotTo(BeNil(), "session/open of %s, where nothing listens: want an error, got the result %s", u, clip(string(first.Result())))
 			f := a.callWithin(ctx, wire.MethodOpen, fmt.Sprintf(`"url":%q`, u), 10000)
 			eo := f.Error()
-			Expect(eo).NotTo(BeNil(), "session/open of %s, where nothing listens: want an error, got the result %s", u, clip(string(f.Result())))
+			Expect(eo).NotTo(BeNil(), "the second session/open of %s, where nothing listens: want an error, got the result %s", u, clip(string(f.Result())))
 			d := dataOf(eo)
 			var errno struct {
 				Errno any `json:"errno"`

@@ -149,6 +149,12 @@ func wireSpecs(s *suite) {
 			f, err = r.Call(ctx, "2", "foo/baz", "")
 			Expect(err).NotTo(HaveOccurred(), "a notification was answered")
 			expectCode(f, wire.CodeMethodNotFound, "foo/baz")
+			// A method outside §1.7 whose name is not ASCII (names are
+			// case-sensitive strings, §0.4; any string is a method name):
+			// still -32601, not an internal or parse error.
+			f, err = r.Call(ctx, "3", exerciseUnknown, `{}`)
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeMethodNotFound, "the unknown method "+exerciseUnknown)
 		})
 
 	s.spec("a listed method with array params, a missing member, or a member of the wrong type gets -32602",
