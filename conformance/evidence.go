@@ -170,3 +170,8 @@ func (e *Env) adoptRunEvidence(id string) {
 	}
 	e.specEvidence[id] = m
 }
+
+// skipNothingToCheck ends the running spec as not verified with nothing to
+// check (the engine did what the spec allows and left the check nothing to
+// judge).
+func skipNothingToCheck(reason string) { Skip(nothingToCheck + reason) }
