@@ -17,6 +17,7 @@ func globalSpecs(s *suite) {
 	}{
 		{"every message the server wrote framed correctly, with Content-Length equal to its UTF-8 JSON content", "WIRE-001"},
 		{"the server wrote no header field but Content-Length and Content-Type (charset utf-8)", "WIRE-002"},
+		{"every response the server wrote carried \"jsonrpc\": \"2.0\", its request's id in the same JSON type, exactly one of result and error, an integer code and a string message, and none came inside a batch", "WIRE-008"},
 		{"no message the server sent carried null for an optional member", "WIRE-012"},
 		{"every result, error and server message validated against its schema", "WIRE-013"},
 		{"every -32000 error had data.type engine or e2e", "ERR-001"},
