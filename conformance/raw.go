@@ -67,6 +67,9 @@ type Raw struct {
 	// pending are the raw ids of the requests written and not yet
 	// answered (WIRE-008's id check).
 	pending map[string]bool
+	// lost is set once a content part did not parse: what follows may be
+	// out of step with the frames (read only by the reader goroutine).
+	lost bool
 }
 
 func (e *Env) newRaw(tc transport.Conn) *Raw {
@@ -139,6 +142,13 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 				r.env.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
 			}
 		default:
+			if r.lost {
+				// The previous content did not match its Content-Length:
+				// this "field" is likely the rest of that content, and the
+				// fault is WIRE-001's, not a header field the server wrote.
+				r.env.violation("WIRE-001", "after content that did not match its Content-Length, the stream is out of step: header line %q", clip(line))
+				continue
+			}
 			r.env.violation("WIRE-002", "the server wrote the header field %q", name)
 		}
 	}
@@ -156,6 +166,7 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 	}
 	if !utf8.Valid(f.Content) || !json.Valid(f.Content) {
 		r.env.violation("WIRE-001", "content is not UTF-8 JSON, or Content-Length does not match it: %q", clip(string(f.Content)))
+		r.lost = true
 		return f, nil
 	}
 	if nonASCII(f.Content) {
@@ -165,6 +176,7 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 		// part in bytes").
 		r.env.observed("WIRE-001", "non-ASCII frame from the server")
 	}
+	r.lost = false
 	_ = json.Unmarshal(f.Content, &f.Msg)
 	if f.Msg == nil && len(f.Content) > 0 && f.Content[0] == '[' {
 		r.env.checkBatch(f.Content)
