@@ -227,6 +227,41 @@ const within = 5 * time.Second
 // wireClauseSpecs are the clause-level WIRE specs (issue 9 §3): each
 // exercises a clause the specs above leave out, at its boundary.
 func wireClauseSpecs(s *suite) {
+	s.spec("header parts with charset utf8, UTF-8 and Utf8, with Content-Type before Content-Length, and with a field the server does not know are each read and answered",
+		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
+			// §1.1: the header part is "one or more header fields" in no
+			// set order; "a receiver accepts utf-8 and utf8 in any letter
+			// case"; "Receivers ignore fields they do not know". Each field
+			// is "Name: value": the suite writes the space after the colon,
+			// which the grammar shows, and checks no header without it.
+			type variant struct{ what, header string }
+			cases := []variant{
+				{"Content-Type with charset=utf8", "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf8\r\n\r\n"},
+				{"Content-Type with charset=UTF-8", "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=UTF-8\r\n\r\n"},
+				{"Content-Type with charset=Utf8", "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=Utf8\r\n\r\n"},
+				{"Content-Type before Content-Length", "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n"},
+				{"an unknown field X-E2E-Conform before Content-Length", "X-E2E-Conform: 1\r\nContent-Length: %d\r\n\r\n"},
+				{"an unknown field X-E2E-Conform after Content-Length", "Content-Length: %d\r\nX-E2E-Conform: 1\r\n\r\n"},
+			}
+			r := e.initialized(ctx)
+			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			ids := make([]string, len(cases))
+			for i, c := range cases {
+				ids[i] = ss.id()
+				ss.sent[ids[i]] = "foo/bar"
+				content := `{"jsonrpc":"2.0","id":` + ids[i] + `,"method":"foo/bar"}`
+				Expect(r.Write([]byte(fmt.Sprintf(c.header, len(content))+content))).To(Succeed(), "writing a request with %s", c.what)
+			}
+			for i, c := range cases {
+				rep, err := ss.await(ctx, ids[i], within)
+				if err != nil {
+					failf("a request for foo/bar framed with %s (header %q): want -32601 within %d ms, got no answer (%v); the server answered the requests framed with: %s",
+						c.what, strings.ReplaceAll(c.header, "%d", "N"), within.Milliseconds(), err, answeredCases(ss, ids, func(i int) string { return cases[i].what }))
+				}
+				expectCode(rep.f, wire.CodeMethodNotFound, "a request for foo/bar framed with "+c.what)
+			}
+		})
+
 	s.spec("requests carrying non-ASCII and non-BMP text (clientInfo.name, an unknown method's name, runId, attemptId, a locate query) are read by their byte length, and every non-ASCII frame the server writes has a Content-Length in bytes",
 		[]string{"WIRE-001"}, func(ctx context.Context, e *Env) {
 			// §1.1: "Content-Length (REQUIRED): the length of the content
@@ -313,4 +348,19 @@ func wireClauseSpecs(s *suite) {
 				AddReportEntry("note", "no non-ASCII frame from the server could be provoked (no echo of the non-ASCII names, no attempt/* message, no fixture text): the server's byte counting on writes is not checked")
 			}
 		})
+}
+
+// answeredCases lists the cases whose request (ids[i]) the session has
+// read an answer to.
+func answeredCases(ss *session, ids []string, what func(i int) string) string {
+	var got []string
+	for i, id := range ids {
+		if ss.answered(id) {
+			got = append(got, what(i))
+		}
+	}
+	if len(got) == 0 {
+		return "none"
+	}
+	return strings.Join(got, "; ")
 }
