@@ -227,6 +227,45 @@ const within = 5 * time.Second
 // wireClauseSpecs are the clause-level WIRE specs (issue 9 §3): each
 // exercises a clause the specs above leave out, at its boundary.
 func wireClauseSpecs(s *suite) {
+	s.spec("engine/observe, engine/perform, lifecycle/startAttempt, settleAttempt and endAttempt, each listed, get -32602 for string, number and null params, a missing member, a wrong type, a value outside its enum and a null member, and an invalid startAttempt opens no attempt",
+		[]string{"WIRE-010"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			if e.Manifest.Lists(wire.MethodInit) {
+				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"))
+			}
+			checked := 0
+			for _, m := range []string{wire.MethodObserve, wire.MethodPerform, wire.MethodStartAttempt, wire.MethodSettleAttempt, wire.MethodEndAttempt} {
+				if !e.Manifest.Lists(m) {
+					continue
+				}
+				for _, c := range invalidParams(m, e.Artifacts) {
+					id := ss.id()
+					params := c.params
+					if strings.Contains(params, "%[1]s") {
+						params = fmt.Sprintf(params, id)
+					}
+					ss.write(id, m, params)
+					rep, err := ss.await(ctx, id, within)
+					Expect(err).NotTo(HaveOccurred(), "%s with %s (params %s): no answer within %d ms", m, c.what, params, within.Milliseconds())
+					expectCode(rep.f, wire.CodeInvalidParams, m+" with "+c.what+" (params "+clip(params)+")")
+					checked++
+				}
+			}
+			if checked == 0 {
+				skipNotVerified("the engine lists none of engine/observe, engine/perform and the attempt methods")
+			}
+			// "has no effect" (WIRE-010): after the invalid startAttempts no
+			// attempt is open, so a valid one is not INVALID_STATE (§4.4).
+			if e.Manifest.Lists(wire.MethodStartAttempt) {
+				id := ss.id()
+				f := ss.call(ctx, id, wire.MethodStartAttempt, ss.startParams(false, id))
+				if eo := f.Error(); eo != nil {
+					Expect(dataOf(eo).Code).NotTo(Equal("INVALID_STATE"), "a valid lifecycle/startAttempt after invalid ones got INVALID_STATE %q: an invalid startAttempt opened an attempt", eo.Message)
+				}
+				ss.endAttempt(ctx)
+			}
+		})
+
 	s.spec("header parts with charset utf8, UTF-8 and Utf8, with Content-Type before Content-Length, and with a field the server does not know are each read and answered",
 		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
 			// §1.1: the header part is "one or more header fields" in no
@@ -348,6 +387,71 @@ func wireClauseSpecs(s *suite) {
 				AddReportEntry("note", "no non-ASCII frame from the server could be provoked (no echo of the non-ASCII names, no attempt/* message, no fixture text): the server's byte counting on writes is not checked")
 			}
 		})
+}
+
+// paramsCase is one invalid params of WIRE-010: what it breaks and the
+// params, "%s" standing for a valid operation.
+type paramsCase struct{ what, params string }
+
+// invalidParams are the WIRE-010 cases for method, built around its valid
+// params: "params not an object, a required member missing, a member of
+// the wrong type or outside its enum, a null where not allowed" (§2.7).
+func invalidParams(method, artifacts string) []paramsCase {
+	common := []paramsCase{
+		{"string params", `"params"`},
+		{"number params", `7`},
+		{"null params (the method has required members)", `null`},
+		{"empty params (every required member missing)", `{}`},
+	}
+	// op is a valid operation with one member replaced (name, raw JSON),
+	// written once: a JSON object with a repeated name is ambiguous.
+	op := func(change ...string) string {
+		members := [][2]string{{"signal", `{"id":%[1]s}`}, {"timeoutMs", "30000"}, {"runId", `"run-x"`}, {"attemptId", `"attempt-x"`}, {"origin", `"test"`}}
+		var b strings.Builder
+		for i, m := range members {
+			if len(change) == 2 && change[0] == m[0] {
+				m[1] = change[1]
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + m[0] + `":` + m[1])
+		}
+		return "{" + b.String() + "}"
+	}
+	switch method {
+	case wire.MethodObserve:
+		return append(common,
+			paramsCase{"operation.timeoutMs a string", `{"operation":` + op("timeoutMs", `"soon"`) + `}`},
+			paramsCase{"operation.origin outside its enum", `{"operation":` + op("origin", `"robot"`) + `}`},
+			paramsCase{"operation.runId null", `{"operation":` + op("runId", "null") + `}`},
+			paramsCase{"operation.signal null", `{"operation":` + op("signal", "null") + `}`},
+			paramsCase{"options.pixels a string", `{"operation":` + op() + `,"options":{"pixels":"yes"}}`},
+		)
+	case wire.MethodPerform:
+		ref := `"ref":{"id":"e2e-conform-none","revision":""}`
+		return append(common,
+			paramsCase{"the operation missing", `{` + ref + `,"action":{"kind":"tap"}}`},
+			paramsCase{"action.kind outside its enum", `{` + ref + `,"action":{"kind":"teleport"},"operation":` + op() + `}`},
+			paramsCase{"swipe direction outside its enum", `{` + ref + `,"action":{"kind":"swipe","direction":"sideways"},"operation":` + op() + `}`},
+			paramsCase{"ref null", `{"ref":null,"action":{"kind":"tap"},"operation":` + op() + `}`},
+			paramsCase{"action a string", `{` + ref + `,"action":"tap","operation":` + op() + `}`},
+		)
+	case wire.MethodStartAttempt:
+		return append(common,
+			paramsCase{"screens a string", fmt.Sprintf(`{"attemptId":"bad-screens","artifactsDir":%q,"signal":{"id":%%[1]s},"screens":"yes"}`, artifacts)},
+			paramsCase{"attemptId null", fmt.Sprintf(`{"attemptId":null,"artifactsDir":%q,"signal":{"id":%%[1]s},"screens":false}`, artifacts)},
+			paramsCase{"artifactsDir missing", `{"attemptId":"no-dir","signal":{"id":%[1]s},"screens":false}`},
+			paramsCase{"signal.id a boolean", fmt.Sprintf(`{"attemptId":"bad-signal","artifactsDir":%q,"signal":{"id":true},"screens":false}`, artifacts)},
+		)
+	case wire.MethodSettleAttempt, wire.MethodEndAttempt:
+		return append(common,
+			paramsCase{"timeoutMs a string", `{"signal":{"id":%[1]s},"timeoutMs":"soon"}`},
+			paramsCase{"timeoutMs missing", `{"signal":{"id":%[1]s}}`},
+			paramsCase{"signal null", `{"signal":null,"timeoutMs":5000}`},
+		)
+	}
+	return common
 }
 
 // answeredCases lists the cases whose request (ids[i]) the session has
