@@ -99,6 +99,8 @@ func reasonEngine(tag, code string, retryable bool) string {
 type reply struct {
 	f  *Frame
 	at time.Time
+	// seq is the reply's place in the order the session read responses.
+	seq int
 }
 
 // serverMsg is a request or notification the server sent, with what the
@@ -186,7 +188,7 @@ func (s *session) take(f *Frame) {
 			return
 		}
 		delete(s.sent, id)
-		s.replies[id] = reply{f, now}
+		s.replies[id] = reply{f, now, len(s.replies)}
 		if f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodShutdown) {
 			s.e.checkResult(method, f.Result())
 		}
