@@ -147,7 +147,7 @@ func TestKillMatrix(t *testing.T) {
 func runWide(ids []string) bool {
 	for _, id := range ids {
 		switch {
-		case id == "WIRE-001", id == "WIRE-002", id == "WIRE-012", id == "WIRE-013",
+		case id == "WIRE-001", id == "WIRE-002", id == "WIRE-008", id == "WIRE-012", id == "WIRE-013",
 			strings.HasPrefix(id, "ERR-"), strings.HasPrefix(id, "S2C-"):
 			return true
 		}
