@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/protocol/client"
@@ -436,8 +437,10 @@ func lifecycleClauseSpecs(s *suite) {
 			}
 			Expect(ss.r.Write(append(Framed(content+"}"), Framed(`{"jsonrpc":"2.0","id":`+shut+`,"method":"shutdown"}`)...))).To(Succeed())
 			order := ss.answerOrder(ctx, within, first, shut)
-			Expect(order).To(Equal([]string{first, shut}), "%s (id %s) and shutdown (id %s) written in one write: want the %s answer before shutdown's null, read the answers in the order %v", method, first, shut, method, order)
-			Expect(string(expectResult(ss.replies[shut].f, "shutdown"))).To(Equal("null"))
+			expectAnsweredFirst(order, first, shut, fmt.Sprintf("%s (id %s) and shutdown (id %s) written in one write", method, first, shut))
+			if len(order) < 2 {
+				AddReportEntry("note", fmt.Sprintf("%s and shutdown written in one write: only %v answered within %d ms, the order was not checked", method, order, within.Milliseconds()))
+			}
 
 			// 2. A request kept in flight: session/open of the suite's
 			// slow page (an HTTP endpoint that answers after 5 s).
@@ -465,9 +468,24 @@ func lifecycleClauseSpecs(s *suite) {
 			e.observed("LIFE-019", "shutdown read while session/open of the slow page was in flight")
 			ss.abort(open, "") // §2.4: after shutdown the server still honors $/abort
 			order = ss.answerOrder(ctx, abortBound+within, open, shut)
-			Expect(order).To(Equal([]string{open, shut}), "shutdown (id %s) written while session/open (id %s) was in flight, then $/abort for the open: want session/open's answer before shutdown's null, read the answers in the order %v", shut, open, order)
+			expectAnsweredFirst(order, open, shut, fmt.Sprintf("shutdown (id %s) written while session/open of the slow page (id %s) was in flight, then $/abort for the open", shut, open))
 			e.requireEvidence("LIFE-019", "no request could be kept in flight")
 		})
+}
+
+// expectAnsweredFirst fails when shutdown's answer (id shut) was read
+// while the earlier request first was unanswered: §2.4 allows shutdown's
+// null only after it. A shutdown not answered at all breaks no LIFE-019
+// clause (LIFE-006 checks its null).
+func expectAnsweredFirst(order []string, first, shut, what string) {
+	for _, id := range order {
+		if id == first {
+			return
+		}
+		if id == shut {
+			failf("%s: want the earlier request's answer (id %s) before shutdown's null, got shutdown's answer first (answers read in the order %v)", what, first, order)
+		}
+	}
 }
 
 // answerOrder reads for at most d until every one of ids has been
