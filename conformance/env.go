@@ -351,6 +351,9 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 				f := &Frame{Content: content}
 				_ = json.Unmarshal(content, &f.Msg)
 				e.checkServerMessage(f)
+				if f.Msg == nil && len(content) > 0 && content[0] == '[' {
+					e.checkBatch(content)
+				}
 			}
 		},
 		Handlers: client.Handlers{
@@ -412,6 +415,7 @@ func (e *Env) checkServerMessage(f *Frame) {
 		return
 	}
 	if f.IsResponse() {
+		e.checkResponseShape(f)
 		if eo, ok := f.Msg["error"]; ok {
 			e.checkError(eo)
 		}
@@ -619,4 +623,58 @@ func nullErrorMember(raw json.RawMessage, path string) string {
 		return nullErrorMember(c, path+".data.cause")
 	}
 	return ""
+}
+
+// checkResponseShape applies WIRE-008 to one response the server wrote:
+// "exactly one response with "jsonrpc": "2.0", the request's id …, and
+// exactly one of result and error, an error having an integer code and a
+// string message" (§1.4).
+func (e *Env) checkResponseShape(f *Frame) {
+	id := f.ID()
+	if v := string(f.Msg["jsonrpc"]); v != `"2.0"` {
+		if v == "" {
+			v = "no jsonrpc member"
+		}
+		e.violation("WIRE-008", "the response with id %s carries %s, want \"jsonrpc\": \"2.0\"", orDefault(id, "(none)"), v)
+	}
+	_, hasResult := f.Msg["result"]
+	eo, hasError := f.Msg["error"]
+	switch {
+	case hasResult && hasError:
+		e.violation("WIRE-008", "the response with id %s carries both result and error", id)
+	case !hasResult && !hasError:
+		e.violation("WIRE-008", "the response with id %s carries neither result nor error: %s", id, clip(string(f.Content)))
+	}
+	if id == "" {
+		e.violation("WIRE-008", "a response without an id: %s", clip(string(f.Content)))
+	}
+	if !hasError {
+		return
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(eo, &m) != nil || m == nil {
+		e.violation("WIRE-008", "the error of the response with id %s is not an object: %s", id, clip(string(eo)))
+		return
+	}
+	if _, isInt := wire.ParseInteger(m["code"]); !isInt {
+		e.violation("WIRE-008", "the error of the response with id %s has code %s, want an integer", id, orDefault(string(m["code"]), "(none)"))
+	}
+	if msg := m["message"]; len(msg) == 0 || msg[0] != '"' {
+		e.violation("WIRE-008", "the error of the response with id %s has message %s, want a string", id, orDefault(string(msg), "(none)"))
+	}
+}
+
+// checkBatch applies the run-wide checks to content that is a JSON array:
+// "Batches MUST NOT be sent (D3)" (§1.4), so a response inside one is not
+// the one response its request gets (WIRE-008).
+func (e *Env) checkBatch(content []byte) {
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(content, &list) != nil {
+		return
+	}
+	for _, m := range list {
+		if _, isMsg := m["method"]; !isMsg && m != nil {
+			e.violation("WIRE-008", "the response with id %s came inside a batch, which §1.4 forbids (\"Batches MUST NOT be sent\"): %s", orDefault(string(m["id"]), "(none)"), clip(string(content)))
+		}
+	}
 }

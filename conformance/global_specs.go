@@ -44,6 +44,7 @@ func noOperationMethod(m wire.Manifest) bool {
 var runWideChecks = []runWideCheck{
 	{"every message the server wrote framed correctly, with Content-Length equal to its UTF-8 JSON content", "WIRE-001", "a frame read from the server on a raw connection", never},
 	{"the server wrote no header field but Content-Length and Content-Type (charset utf-8)", "WIRE-002", "a header part read from the server on a raw connection", never},
+	{"every response the server wrote carried \"jsonrpc\": \"2.0\", its request's id in the same JSON type, exactly one of result and error, an integer code and a string message, and none came inside a batch", "WIRE-008", "a response read from the server", never},
 	{"no message the server sent carried null for an optional member", "WIRE-012", "a result or server message checked", never},
 	{"every result, error and server message validated against its schema", "WIRE-013", "a result, error or server message validated", never},
 	{"every -32000 error had data.type engine or e2e", "ERR-001", "a -32000 error (the run-wide workload draws them with operations aborted at send)", noOperationMethod},

@@ -102,6 +102,8 @@ type reply struct {
 	at time.Time
 	// method is the method of the request it answers.
 	method string
+	// seq is the reply's place in the order the session read responses.
+	seq int
 }
 
 // serverMsg is a request or notification the server sent, with what the
@@ -192,7 +194,7 @@ func (s *session) take(f *Frame) {
 			return
 		}
 		delete(s.sent, id)
-		s.replies[id] = reply{f, now, method}
+		s.replies[id] = reply{f, now, method, len(s.replies)}
 		if f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodShutdown) {
 			s.e.checkResult(method, f.Result())
 		}

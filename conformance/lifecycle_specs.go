@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 // Handshake and lifecycle: spec §2, §4.1–§4.7; catalog LIFE.
 func lifecycleSpecs(s *suite) {
+	lifecycleClauseSpecs(s)
 	s.spec("initialize gets {protocolVersion: 1, manifest}, the same manifest for role run and role worker",
 		[]string{"LIFE-001"}, func(ctx context.Context, e *Env) {
 			var manifests []json.RawMessage
@@ -406,4 +408,156 @@ func exitStatus(tc transport.Conn, d time.Duration) int {
 	case <-time.After(d):
 		return -1
 	}
+}
+
+// cleanupBudgets are the timeoutMs values of the LIFE-016 clause spec,
+// smallest first: an engine that honours only large budgets, or that never
+// answers faster than a fixed delay, passes one large timeoutMs.
+var cleanupBudgets = []int{100, 1000, 3000}
+
+// lifecycleClauseSpecs are the clause-level LIFE specs (issue 9 §3).
+func lifecycleClauseSpecs(s *suite) {
+	s.spec("settleAttempt, endAttempt, finish and dispose, each listed, answer within timeoutMs + 2000 ms for timeoutMs 100, 1000 and 3000, the suite aborting the signal when timeoutMs runs out",
+		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
+			// §4.5–§4.7, §4.2: each "MUST answer within timeoutMs"; D71
+			// gives the 2000 ms slack and the abort at timeoutMs.
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			cleanup := func(sig string, t int) string { return fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d}`, sig, t) }
+			methods := []struct {
+				name   string
+				params func(sig string, t int) string
+			}{
+				{wire.MethodSettleAttempt, cleanup},
+				{wire.MethodEndAttempt, cleanup},
+				{wire.MethodFinish, func(sig string, t int) string {
+					return fmt.Sprintf(`{"runId":%q,"targetName":"conformance","env":{},"signal":{"id":%s},"timeoutMs":%d}`, e.nextID("run"), sig, t)
+				}},
+				{wire.MethodDispose, cleanup},
+			}
+			for _, m := range methods {
+				if !e.Manifest.Lists(m.name) {
+					continue
+				}
+				for _, t := range cleanupBudgets {
+					id := ss.id()
+					at := ss.write(id, m.name, m.params(id, t))
+					budget := time.Duration(t) * time.Millisecond
+					if _, err := ss.await(ctx, id, time.Until(at.Add(budget))); err != nil {
+						Expect(ctx.Err()).NotTo(HaveOccurred(), "the spec's budget ran out")
+						Expect(ss.r.endErr()).To(BeNil(), "the connection ended while %s with timeoutMs %d was in flight", m.name, t)
+						ss.abort(id, "") // as the client does when the budget runs out (§7.6)
+					}
+					ss.answeredWithin(ctx, id, at, budget+2*time.Second, fmt.Sprintf("%s with timeoutMs %d (its signal aborted at %d ms)", m.name, t, t))
+					e.observed("LIFE-016", fmt.Sprintf("%s answered in time with timeoutMs %d", m.name, t))
+				}
+			}
+			e.requireEvidence("LIFE-016", "the engine lists none of the cleanup methods")
+		})
+
+	s.spec("a request and shutdown written in one write are answered in that order, and a shutdown written while session/open of the slow page is in flight gets its null only after session/open has been answered",
+		[]string{"LIFE-019"}, func(ctx context.Context, e *Env) {
+			// §2.4: "The server writes the null result only after every
+			// request it received before shutdown on this connection has
+			// been answered (D9)"; it "still honors $/abort".
+			//
+			// 1. The narrowest window: the request and shutdown in one
+			// write, so the server reads both before it can answer the
+			// first. The request is an engine method when one needs no
+			// state (engine/observe answers or fails), else an unknown
+			// method. Nothing proves the request was still in flight
+			// when shutdown was read, so this part records no evidence;
+			// a null read before the request's answer is a failure all
+			// the same.
+			ss := e.session(ctx)
+			first, method, params := ss.id(), probeMethod, ""
+			if e.Manifest.Lists(wire.MethodObserve) {
+				method, params = wire.MethodObserve, `{"operation":`+ss.operation(first, 30000)+`}`
+			}
+			shut := ss.id()
+			ss.sent[first], ss.sent[shut] = method, wire.MethodShutdown
+			content := `{"jsonrpc":"2.0","id":` + first + `,"method":"` + method + `"`
+			if params != "" {
+				content += `,"params":` + params
+			}
+			Expect(ss.r.Write(append(Framed(content+"}"), Framed(`{"jsonrpc":"2.0","id":`+shut+`,"method":"shutdown"}`)...))).To(Succeed())
+			order := ss.answerOrder(ctx, within, first, shut)
+			expectAnsweredFirst(order, first, shut, fmt.Sprintf("%s (id %s) and shutdown (id %s) written in one write", method, first, shut))
+			if len(order) < 2 {
+				AddReportEntry("note", fmt.Sprintf("%s and shutdown written in one write: only %v answered within %d ms, the order was not checked", method, order, within.Milliseconds()))
+			}
+
+			// 2. A request kept in flight: session/open of the suite's
+			// slow page (an HTTP endpoint that answers after 5 s).
+			if !e.Manifest.Lists(wire.MethodOpen) {
+				skipNotVerified("the suite keeps a request in flight with session/open of its slow page, and the engine does not list session/open")
+			}
+			ss = e.session(ctx)
+			ss.attempt(ctx, false)
+			open := ss.id()
+			_, inFlight := ss.openSlow(ctx, open, open, 30000)
+			if !inFlight {
+				skipNotVerified("session/open of the slow page was answered before a request for an unknown method: the suite could keep no request in flight")
+			}
+			shut = ss.id()
+			ss.write(shut, wire.MethodShutdown, "")
+			// A request after shutdown is answered by itself (-32600,
+			// §2.7): once it is, the server has read shutdown.
+			after := ss.id()
+			ss.write(after, probeMethod, "")
+			_, err := ss.await(ctx, after, within)
+			Expect(err).NotTo(HaveOccurred(), "a request written after shutdown while session/open was in flight: no answer within %d ms", within.Milliseconds())
+			if ss.answered(shut) && !ss.answered(open) {
+				failf("shutdown (id %s) written while session/open of the slow page (id %s) was in flight: want its null after session/open's answer, got it while session/open was still unanswered", shut, open)
+			}
+			e.observed("LIFE-019", "shutdown read while session/open of the slow page was in flight")
+			ss.abort(open, "") // §2.4: after shutdown the server still honors $/abort
+			order = ss.answerOrder(ctx, abortBound+within, open, shut)
+			expectAnsweredFirst(order, open, shut, fmt.Sprintf("shutdown (id %s) written while session/open of the slow page (id %s) was in flight, then $/abort for the open", shut, open))
+			e.requireEvidence("LIFE-019", "no request could be kept in flight")
+		})
+}
+
+// expectAnsweredFirst fails when shutdown's answer (id shut) was read
+// while the earlier request first was unanswered: §2.4 allows shutdown's
+// null only after it. A shutdown not answered at all breaks no LIFE-019
+// clause (LIFE-006 checks its null).
+func expectAnsweredFirst(order []string, first, shut, what string) {
+	for _, id := range order {
+		if id == first {
+			return
+		}
+		if id == shut {
+			failf("%s: want the earlier request's answer (id %s) before shutdown's null, got shutdown's answer first (answers read in the order %v)", what, first, order)
+		}
+	}
+}
+
+// answerOrder reads for at most d until every one of ids has been
+// answered, and returns the ids in the order their answers were read
+// (those answered before the call first, in their reading order); an id
+// unanswered within d is missing from the list.
+func (s *session) answerOrder(ctx context.Context, d time.Duration, ids ...string) []string {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		done := true
+		for _, id := range ids {
+			done = done && s.answered(id)
+		}
+		if done {
+			break
+		}
+		if _, err := s.next(wctx); err != nil {
+			break
+		}
+	}
+	var got []string
+	for _, id := range ids {
+		if s.answered(id) {
+			got = append(got, id)
+		}
+	}
+	sort.SliceStable(got, func(i, j int) bool { return s.replies[got[i]].seq < s.replies[got[j]].seq })
+	return got
 }

@@ -68,10 +68,16 @@ type Raw struct {
 	mu     sync.Mutex
 	err    error // why reading stopped
 	wmu    sync.Mutex
+	// pending are the raw ids of the requests written and not yet
+	// answered (WIRE-008's id check).
+	pending map[string]bool
+	// lost is set once a content part did not parse: what follows may be
+	// out of step with the frames (read only by the reader goroutine).
+	lost bool
 }
 
 func (e *Env) newRaw(tc transport.Conn) *Raw {
-	r := &Raw{env: e, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{})}
+	r := &Raw{env: e, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]bool{}}
 	go r.read()
 	return r
 }
@@ -93,6 +99,7 @@ func (r *Raw) read() {
 		}
 		r.env.recordFrame(rpc.Received, f.Content)
 		r.env.checkServerMessage(f)
+		r.checkID(f)
 		r.frames <- f
 	}
 }
@@ -130,12 +137,25 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 				r.env.violation("WIRE-001", "Content-Length %q is not a decimal integer", value)
 				return nil, fmt.Errorf("bad Content-Length %q", value)
 			}
+			// WIRE-001: "a header part with Content-Length equal to the
+			// content's byte length": of two that differ, one is not.
+			if length >= 0 && n != length {
+				r.env.violation("WIRE-001", "the header part carries two Content-Length fields, %d and %d (%q)", length, n, f.Header)
+				return nil, fmt.Errorf("conflicting Content-Length fields %d and %d", length, n)
+			}
 			length = n
 		case "Content-Type":
 			if !strings.Contains(strings.ToLower(strings.ReplaceAll(value, " ", "")), "charset=utf-8") {
 				r.env.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
 			}
 		default:
+			if r.lost {
+				// The previous content did not match its Content-Length:
+				// this "field" is likely the rest of that content, and the
+				// fault is WIRE-001's, not a header field the server wrote.
+				r.env.violation("WIRE-001", "after content that did not match its Content-Length, the stream is out of step: header line %q", clip(line))
+				continue
+			}
 			r.env.violation("WIRE-002", "the server wrote the header field %q", name)
 		}
 	}
@@ -153,15 +173,34 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 	}
 	if !utf8.Valid(f.Content) || !json.Valid(f.Content) {
 		r.env.violation("WIRE-001", "content is not UTF-8 JSON, or Content-Length does not match it: %q", clip(string(f.Content)))
+		r.lost = true
 		return f, nil
 	}
 	r.env.observed("WIRE-001", "frame read and framed")
 	r.env.observed("WIRE-002", "header part read")
-	if !isASCII(f.Content) {
-		r.env.observed("WIRE-001", "frame with non-ASCII content read and framed")
+	if nonASCII(f.Content) {
+		// The content was read by its byte length and is UTF-8 JSON: a
+		// server counting characters or UTF-16 units would have failed
+		// above (WIRE-001's boundary; spec §1.1 "the length of the content
+		// part in bytes").
+		r.env.observed("WIRE-001", "non-ASCII frame from the server")
 	}
+	r.lost = false
 	_ = json.Unmarshal(f.Content, &f.Msg)
+	if f.Msg == nil && len(f.Content) > 0 && f.Content[0] == '[' {
+		r.env.checkBatch(f.Content)
+	}
 	return f, nil
+}
+
+// nonASCII reports whether b holds a byte outside ASCII.
+func nonASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // Write writes bytes as they are.
@@ -185,7 +224,49 @@ func Framed(content string) []byte {
 // Send writes one framed message.
 func (r *Raw) Send(content string) error {
 	r.env.recordFrame(rpc.Sent, []byte(content))
+	r.track([]byte(content))
 	return r.write(Framed(content))
+}
+
+// track records the id of a request the suite writes.
+func (r *Raw) track(content []byte) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(content, &m) != nil {
+		return
+	}
+	if _, isMsg := m["method"]; !isMsg || m["id"] == nil {
+		return
+	}
+	r.mu.Lock()
+	r.pending[string(m["id"])] = true
+	r.mu.Unlock()
+}
+
+// checkID files a response against the requests written: a response whose
+// id matches none but would match one in another JSON type ("1" for 1) is
+// a WIRE-008 violation ("the request's id in the same JSON type and value";
+// §1.4 "A receiver echoes an id unchanged, with the same JSON type and
+// value").
+func (r *Raw) checkID(f *Frame) {
+	if !f.IsResponse() {
+		return
+	}
+	id := f.ID()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending[id] {
+		delete(r.pending, id)
+		return
+	}
+	var other string
+	if s, err := strconv.Unquote(id); err == nil && strings.HasPrefix(id, `"`) {
+		other = s
+	} else {
+		other = strconv.Quote(id)
+	}
+	if r.pending[other] {
+		r.env.violation("WIRE-008", "the response to the request with id %s carries the id %s, another JSON type", other, id)
+	}
 }
 
 // Next returns the next frame, or an error when the connection ended or ctx
@@ -296,14 +377,4 @@ func clip(s string) string {
 		return s[:120] + "…"
 	}
 	return s
-}
-
-// isASCII reports whether b holds only ASCII bytes.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

@@ -3,18 +3,21 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 // Wire and framing: spec §1; catalog WIRE (WIRE-001, -002, -012 and -013
 // are checked on every message by the run-wide checks).
 func wireSpecs(s *suite) {
+	wireClauseSpecs(s)
 	s.spec("a message split across writes, 50 ms apart, several messages in one write, and a Content-Type field are handled",
 		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
 			r := e.initialized(ctx)
@@ -242,4 +245,258 @@ func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
 		expectCode(f, wire.CodeMethodNotFound, "the request after "+what)
 		return
 	}
+}
+
+// nonASCIIText is the text the WIRE-001 cases carry: 2-, 3- and 4-byte
+// UTF-8 sequences, the last outside the BMP (a UTF-16 surrogate pair), so
+// that bytes, characters and UTF-16 units all count differently.
+const nonASCIIText = "é–漢😀"
+
+// within bounds one wait of a clause spec: a server that miscounts a frame
+// waits for bytes that never come, and the spec must say so, not time out.
+const within = 5 * time.Second
+
+// wireClauseSpecs are the clause-level WIRE specs (issue 9 §3): each
+// exercises a clause the specs above leave out, at its boundary.
+func wireClauseSpecs(s *suite) {
+	s.spec("engine/observe, engine/perform, lifecycle/startAttempt, settleAttempt and endAttempt, each listed, get -32602 for string, number and null params, a missing member, a wrong type, a value outside its enum and a null member, and an invalid startAttempt opens no attempt",
+		[]string{"WIRE-010"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			if e.Manifest.Lists(wire.MethodInit) {
+				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"))
+			}
+			checked := 0
+			for _, m := range []string{wire.MethodObserve, wire.MethodPerform, wire.MethodStartAttempt, wire.MethodSettleAttempt, wire.MethodEndAttempt} {
+				if !e.Manifest.Lists(m) {
+					continue
+				}
+				for _, c := range invalidParams(m, e.Artifacts) {
+					id := ss.id()
+					params := c.params
+					if strings.Contains(params, "%[1]s") {
+						params = fmt.Sprintf(params, id)
+					}
+					ss.write(id, m, params)
+					rep, err := ss.await(ctx, id, within)
+					Expect(err).NotTo(HaveOccurred(), "%s with %s (params %s): no answer within %d ms", m, c.what, params, within.Milliseconds())
+					expectCode(rep.f, wire.CodeInvalidParams, m+" with "+c.what+" (params "+clip(params)+")")
+					checked++
+				}
+			}
+			if checked == 0 {
+				skipNotVerified("the engine lists none of engine/observe, engine/perform and the attempt methods")
+			}
+			// "has no effect" (WIRE-010): after the invalid startAttempts no
+			// attempt is open, so a valid one is not INVALID_STATE (§4.4).
+			if e.Manifest.Lists(wire.MethodStartAttempt) {
+				id := ss.id()
+				f := ss.call(ctx, id, wire.MethodStartAttempt, ss.startParams(false, id))
+				if eo := f.Error(); eo != nil {
+					Expect(dataOf(eo).Code).NotTo(Equal("INVALID_STATE"), "a valid lifecycle/startAttempt after invalid ones got INVALID_STATE %q: an invalid startAttempt opened an attempt", eo.Message)
+				}
+				ss.endAttempt(ctx)
+			}
+		})
+
+	s.spec("header parts with charset utf8, UTF-8 and Utf8, with Content-Type before Content-Length, and with a field the server does not know are each read and answered",
+		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
+			// §1.1: the header part is "one or more header fields" in no
+			// set order; "a receiver accepts utf-8 and utf8 in any letter
+			// case"; "Receivers ignore fields they do not know". Each field
+			// is "Name: value": the suite writes the space after the colon,
+			// which the grammar shows, and checks no header without it.
+			type variant struct{ what, header string }
+			cases := []variant{
+				{"Content-Type with charset=utf8", "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf8\r\n\r\n"},
+				{"Content-Type with charset=UTF-8", "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=UTF-8\r\n\r\n"},
+				{"Content-Type with charset=Utf8", "Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=Utf8\r\n\r\n"},
+				{"Content-Type before Content-Length", "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n"},
+				{"an unknown field X-E2E-Conform before Content-Length", "X-E2E-Conform: 1\r\nContent-Length: %d\r\n\r\n"},
+				{"an unknown field X-E2E-Conform after Content-Length", "Content-Length: %d\r\nX-E2E-Conform: 1\r\n\r\n"},
+			}
+			r := e.initialized(ctx)
+			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			ids := make([]string, len(cases))
+			for i, c := range cases {
+				ids[i] = ss.id()
+				ss.sent[ids[i]] = "foo/bar"
+				content := `{"jsonrpc":"2.0","id":` + ids[i] + `,"method":"foo/bar"}`
+				Expect(r.Write([]byte(fmt.Sprintf(c.header, len(content))+content))).To(Succeed(), "writing a request with %s", c.what)
+			}
+			for i, c := range cases {
+				rep, err := ss.await(ctx, ids[i], within)
+				if err != nil {
+					failf("a request for foo/bar framed with %s (header %q): want -32601 within %d ms, got no answer (%v); the server answered the requests framed with: %s",
+						c.what, strings.ReplaceAll(c.header, "%d", "N"), within.Milliseconds(), err, answeredCases(ss, ids, func(i int) string { return cases[i].what }))
+				}
+				expectCode(rep.f, wire.CodeMethodNotFound, "a request for foo/bar framed with "+c.what)
+			}
+		})
+
+	s.spec("requests carrying non-ASCII and non-BMP text (clientInfo.name, an unknown method's name, runId, attemptId, a locate query) are read by their byte length, and every non-ASCII frame the server writes has a Content-Length in bytes",
+		[]string{"WIRE-001"}, func(ctx context.Context, e *Env) {
+			// §1.1: "Content-Length (REQUIRED): the length of the content
+			// part in bytes"; the content part is UTF-8. A server counting
+			// characters or UTF-16 units reads too far (it waits, or eats
+			// the next frame) and writes too short a length.
+			before := len(e.Violations("WIRE-001"))
+			r := e.raw(ctx)
+			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			init := `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform ` + nonASCIIText + `"},"role":"worker"}`
+			ss.write("0", wire.MethodInitialize, init)
+			rep, err := ss.await(ctx, "0", within)
+			if err != nil {
+				failf("initialize with clientInfo.name %q: want an answer within %d ms, got none (%v): a server that counts characters, not bytes, waits for content that never comes", "e2e-conform "+nonASCIIText, within.Milliseconds(), err)
+			}
+			expectResult(rep.f, "initialize with a non-ASCII clientInfo.name")
+			Expect(r.Notify(wire.MethodInitialized, "{}")).To(Succeed())
+			// An unknown method whose name is non-ASCII, and a plain
+			// request in the same write: a server that reads the first
+			// frame by characters eats the second one's header.
+			odd, plain := ss.id(), ss.id()
+			ss.sent[odd], ss.sent[plain] = "unknown", "unknown"
+			msg := append(Framed(`{"jsonrpc":"2.0","id":`+odd+`,"method":"e2e-conform/`+nonASCIIText+`"}`), Framed(`{"jsonrpc":"2.0","id":`+plain+`,"method":"foo/bar"}`)...)
+			Expect(r.Write(msg)).To(Succeed())
+			for _, id := range []string{odd, plain} {
+				rep, err := ss.await(ctx, id, within)
+				if err != nil {
+					failf("a request for the unknown method %q followed, in the same write, by one for foo/bar: want both answered -32601 within %d ms, request %s got no answer (%v)", "e2e-conform/"+nonASCIIText, within.Milliseconds(), id, err)
+				}
+				expectCode(rep.f, wire.CodeMethodNotFound, "a request for an unknown method (the first one named with non-ASCII text), its frame read by bytes")
+			}
+			// runId and attemptId (the attempt/* notifications carry the
+			// latter back), and a locate query naming non-ASCII text.
+			ss.op.RunID = "run-" + nonASCIIText
+			if e.Manifest.Lists(wire.MethodInit) {
+				Expect(string(expectResult(ss.init(ctx), "lifecycle/init with runId "+ss.op.RunID))).To(Equal("null"))
+			}
+			if e.Manifest.Lists(wire.MethodStartAttempt) {
+				dir, err := os.MkdirTemp(e.Artifacts, "attempt-non-ascii-")
+				Expect(err).NotTo(HaveOccurred())
+				ss.op.AttemptID = e.nextID("attempt-" + nonASCIIText)
+				ss.open = ss.op.AttemptID
+				id := ss.id()
+				ss.write(id, wire.MethodStartAttempt, fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":true}`, ss.op.AttemptID, dir, id))
+				rep, err := ss.await(ctx, id, within)
+				Expect(err).NotTo(HaveOccurred(), "lifecycle/startAttempt with attemptId %q: no answer within %d ms", ss.op.AttemptID, within.Milliseconds())
+				expectResult(rep.f, "lifecycle/startAttempt with attemptId "+ss.op.AttemptID)
+			}
+			if e.Manifest.Lists(wire.MethodLocate) {
+				id := ss.id()
+				q := `{"kind":"query","query":{"kind":"text","value":{"kind":"string","value":"` + nonASCIIText + `","exact":false}}}`
+				ss.write(id, wire.MethodLocate, `{"expression":`+q+`,"operation":`+ss.operation(id, 30000)+`}`)
+				rep, err := ss.await(ctx, id, within)
+				Expect(err).NotTo(HaveOccurred(), "engine/locate of the text %q: no answer within %d ms", nonASCIIText, within.Milliseconds())
+				if eo := rep.f.Error(); eo != nil {
+					// The engine may fail the locate (no page open: INVALID_STATE);
+					// it must not have misread the frame.
+					Expect(eo.Code).NotTo(BeElementOf(wire.CodeParseError, wire.CodeInvalidRequest, wire.CodeInvalidParams),
+						"engine/locate of the text %q, a valid request: want a result or an engine error, got %d %q (the frame was misread)", nonASCIIText, eo.Code, eo.Message)
+				}
+			}
+			// In the full profile the tree screen shows non-ASCII text
+			// (fixture.AccentText, and LongText's surrogate pair), which the
+			// server must write back in an observation.
+			if e.cfg.profile() == ProfileFull && e.Manifest.Lists(wire.MethodOpen) && e.Manifest.Lists(wire.MethodObserve) {
+				id := ss.id()
+				ss.write(id, wire.MethodOpen, ss.openParams(e.FixtureURL+fixture.Tree.Path, id, 30000))
+				if rep, err := ss.await(ctx, id, 10*time.Second); err == nil && rep.f.Error() == nil {
+					for i := 0; i < 50; i++ {
+						id := ss.id()
+						ss.write(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`)
+						rep, err := ss.await(ctx, id, within)
+						Expect(err).NotTo(HaveOccurred(), "engine/observe of the tree screen (non-ASCII text): no answer within %d ms", within.Milliseconds())
+						if rep.f.Error() != nil || strings.Contains(string(rep.f.Content), fixture.AccentText) {
+							break
+						}
+						actPause(ctx, 100*time.Millisecond) // polling an observation, the harness's own way
+					}
+				}
+			}
+			v := e.Violations("WIRE-001")
+			Expect(v[min(before, len(v)):]).To(BeEmpty(), "frames the server wrote while the suite sent non-ASCII text")
+			if e.specObserved("WIRE-001") == 0 {
+				AddReportEntry("note", "no non-ASCII frame from the server could be provoked (no echo of the non-ASCII names, no attempt/* message, no fixture text): the server's byte counting on writes is not checked")
+			}
+		})
+}
+
+// paramsCase is one invalid params of WIRE-010: what it breaks and the
+// params, "%s" standing for a valid operation.
+type paramsCase struct{ what, params string }
+
+// invalidParams are the WIRE-010 cases for method, built around its valid
+// params: "params not an object, a required member missing, a member of
+// the wrong type or outside its enum, a null where not allowed" (§2.7).
+func invalidParams(method, artifacts string) []paramsCase {
+	common := []paramsCase{
+		{"string params", `"params"`},
+		{"number params", `7`},
+		{"null params (the method has required members)", `null`},
+		{"empty params (every required member missing)", `{}`},
+	}
+	// op is a valid operation with one member replaced (name, raw JSON),
+	// written once: a JSON object with a repeated name is ambiguous.
+	op := func(change ...string) string {
+		members := [][2]string{{"signal", `{"id":%[1]s}`}, {"timeoutMs", "30000"}, {"runId", `"run-x"`}, {"attemptId", `"attempt-x"`}, {"origin", `"test"`}}
+		var b strings.Builder
+		for i, m := range members {
+			if len(change) == 2 && change[0] == m[0] {
+				m[1] = change[1]
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + m[0] + `":` + m[1])
+		}
+		return "{" + b.String() + "}"
+	}
+	switch method {
+	case wire.MethodObserve:
+		return append(common,
+			paramsCase{"operation.timeoutMs a string", `{"operation":` + op("timeoutMs", `"soon"`) + `}`},
+			paramsCase{"operation.origin outside its enum", `{"operation":` + op("origin", `"robot"`) + `}`},
+			paramsCase{"operation.runId null", `{"operation":` + op("runId", "null") + `}`},
+			paramsCase{"operation.signal null", `{"operation":` + op("signal", "null") + `}`},
+			paramsCase{"options.pixels a string", `{"operation":` + op() + `,"options":{"pixels":"yes"}}`},
+		)
+	case wire.MethodPerform:
+		ref := `"ref":{"id":"e2e-conform-none","revision":""}`
+		return append(common,
+			paramsCase{"the operation missing", `{` + ref + `,"action":{"kind":"tap"}}`},
+			paramsCase{"action.kind outside its enum", `{` + ref + `,"action":{"kind":"teleport"},"operation":` + op() + `}`},
+			paramsCase{"swipe direction outside its enum", `{` + ref + `,"action":{"kind":"swipe","direction":"sideways"},"operation":` + op() + `}`},
+			paramsCase{"ref null", `{"ref":null,"action":{"kind":"tap"},"operation":` + op() + `}`},
+			paramsCase{"action a string", `{` + ref + `,"action":"tap","operation":` + op() + `}`},
+		)
+	case wire.MethodStartAttempt:
+		return append(common,
+			paramsCase{"screens a string", fmt.Sprintf(`{"attemptId":"bad-screens","artifactsDir":%q,"signal":{"id":%%[1]s},"screens":"yes"}`, artifacts)},
+			paramsCase{"attemptId null", fmt.Sprintf(`{"attemptId":null,"artifactsDir":%q,"signal":{"id":%%[1]s},"screens":false}`, artifacts)},
+			paramsCase{"artifactsDir missing", `{"attemptId":"no-dir","signal":{"id":%[1]s},"screens":false}`},
+			paramsCase{"signal.id a boolean", fmt.Sprintf(`{"attemptId":"bad-signal","artifactsDir":%q,"signal":{"id":true},"screens":false}`, artifacts)},
+		)
+	case wire.MethodSettleAttempt, wire.MethodEndAttempt:
+		return append(common,
+			paramsCase{"timeoutMs a string", `{"signal":{"id":%[1]s},"timeoutMs":"soon"}`},
+			paramsCase{"timeoutMs missing", `{"signal":{"id":%[1]s}}`},
+			paramsCase{"signal null", `{"signal":null,"timeoutMs":5000}`},
+		)
+	}
+	return common
+}
+
+// answeredCases lists the cases whose request (ids[i]) the session has
+// read an answer to.
+func answeredCases(ss *session, ids []string, what func(i int) string) string {
+	var got []string
+	for i, id := range ids {
+		if ss.answered(id) {
+			got = append(got, what(i))
+		}
+	}
+	if len(got) == 0 {
+		return "none"
+	}
+	return strings.Join(got, "; ")
 }
