@@ -630,6 +630,7 @@ func nullErrorMember(raw json.RawMessage, path string) string {
 // exactly one of result and error, an error having an integer code and a
 // string message" (§1.4).
 func (e *Env) checkResponseShape(f *Frame) {
+	e.observed("WIRE-008", "response shape checked")
 	id := f.ID()
 	if v := string(f.Msg["jsonrpc"]); v != `"2.0"` {
 		if v == "" {
