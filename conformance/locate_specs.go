@@ -89,10 +89,13 @@ func locateSpecs(s *suite) {
 			})
 		})
 
-	// Every node a locate answers (headings, every button, the marker) must
-	// carry the id the observation taken right before gave the node with
-	// the same test id; a located node without test id must carry an id of
-	// the observation.
+	// Every node a locate answers (headings, every button, the marker, the
+	// groups) must carry the id the observation taken right before gave the
+	// node with the same test id; a located node without test id must carry
+	// an id of the observation. The descendants a located node carries are
+	// nodes of the answer too (§4.9: "a node that appears in an observation
+	// and in a locate ... carries the same ref.id in both"), so the groups,
+	// which nest the echo and visibility nodes, are checked whole.
 	s.spec("a node in an observation and in a locate sent right after it has the same ref.id in both",
 		[]string{"LOC-003"}, func(ctx context.Context, e *Env) {
 			c, op, _ := e.inAttempt(ctx)
@@ -108,6 +111,7 @@ func locateSpecs(s *suite) {
 				{"role button", fxRole("button")},
 				{"testId " + fixture.MarkerTestID, fxTestID(fixture.MarkerTestID)},
 				{"text \"" + fixture.AccentText + "\"", fxQuery(wire.QueryText, fxExact(fixture.AccentText))},
+				{"role group", fxRole("group")},
 			} {
 				snap := fxObserve(ctx, c, op, "of the tree fixture")
 				x := fxIndexOf(snap)
@@ -118,7 +122,11 @@ func locateSpecs(s *suite) {
 				got, err := c.Locate(ctx, op, k.expr)
 				Expect(err).NotTo(HaveOccurred(), "engine/locate %s: want the matching nodes, got %s", k.what, fxDescribeError(err))
 				Expect(got).NotTo(BeEmpty(), "engine/locate %s on the tree fixture: want its nodes, got []", k.what)
-				for _, n := range got {
+				var nodes []*wire.SemanticNode
+				for i := range got {
+					got[i].Walk(func(d *wire.SemanticNode) bool { nodes = append(nodes, d); return true })
+				}
+				for _, n := range nodes {
 					located++
 					switch {
 					case n.TestID != nil && byTestID[*n.TestID] == "":

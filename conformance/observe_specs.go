@@ -88,6 +88,17 @@ func observeSpecs(s *suite) {
 				a.openFixtureRoot(ctx)
 				check("the fixture server's root page", a.observe(ctx, ""))
 			}
+			// "Node ids MUST be unique within one snapshot" (§4.8) binds
+			// every snapshot, also of nodes a start surface seldom shows
+			// (duplicate buttons, a select's options): in the full profile
+			// the tree and form fixtures are checked too, each when it could
+			// be staged (the requirement needs no fixture, so one that could
+			// not be staged leaves the checks above).
+			for _, sc := range []fixture.Screen{fixture.Tree, fixture.Form} {
+				if snap := a.stageRaw(ctx, sc); snap != nil {
+					check("the "+sc.Name+" fixture", snap)
+				}
+			}
 		})
 
 	s.spec("without options.pixels: true the snapshot carries no pixels",
@@ -329,9 +340,11 @@ func observeSpecs(s *suite) {
 			}
 		})
 
-	// The password field is filled first when the engine declares fill (a
-	// filled secure field is what masking is about; an empty one may paint
-	// nothing). Pixels stay optional: an engine that returns none passes
+	// When the engine declares fill, pixels are asked for twice: with the
+	// password field empty, then filled (a filled secure field is what
+	// masking is about, but the count binds "whenever pixels are returned",
+	// and §4.8 counts secure nodes, not filled ones: an engine that skips
+	// the empty field fails). Pixels stay optional: an engine that returns none passes
 	// with a note, as for OBS-009. With no node reported secure the count
 	// has nothing to bound and the spec is not verified (OBS-007 judges the
 	// missing state).
@@ -341,20 +354,26 @@ func observeSpecs(s *suite) {
 			sc := fixture.Form
 			snap := e.fxStage(ctx, c, op, sc, "")
 			if e.fxCanPerform(wire.ActionFill) {
+				// "Whenever pixels are returned" (catalog OBS-010) includes
+				// the empty password field: it is secure before it holds a
+				// value, and the count must cover it then too.
+				empty, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
+				Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture, the password field empty: want a snapshot, got %s", fxDescribeError(err))
+				if secure := fxCountSecure(empty); empty.Pixels != nil && secure > 0 {
+					masked := int64(0)
+					if empty.MaskedRegionCount != nil {
+						masked = *empty.MaskedRegionCount
+					}
+					Expect(masked).To(BeNumerically(">=", secure), "pixels of the form fixture with the password field empty: want maskedRegionCount >= %d (the nodes with states.secure: true), got %d", secure, masked)
+				}
 				v := fxCanary("e2e-conform-password-")
 				e.Secret(v)
-				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+				err = c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
 			}
 			snap, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
 			Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture: want a snapshot, got %s", fxDescribeError(err))
-			secure := 0
-			snap.Root.Walk(func(n *wire.SemanticNode) bool {
-				if n.State("secure") {
-					secure++
-				}
-				return true
-			})
+			secure := fxCountSecure(snap)
 			if secure == 0 {
 				Skip(notVerified + "the form fixture's observation reports no node with states.secure: true, so maskedRegionCount has nothing to be judged against")
 			}
@@ -429,4 +448,16 @@ func observeSpecs(s *suite) {
 				Expect(got).To(Equal(want), "observation %d of 5: want the counters as first staged %v, got %v", i, want, got)
 			}
 		})
+}
+
+// fxCountSecure counts the nodes of snap with states.secure: true.
+func fxCountSecure(snap *wire.EngineSnapshot) int {
+	secure := 0
+	snap.Root.Walk(func(n *wire.SemanticNode) bool {
+		if n.State("secure") {
+			secure++
+		}
+		return true
+	})
+	return secure
 }
