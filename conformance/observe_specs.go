@@ -38,6 +38,16 @@ func observeSpecs(s *suite) {
 				a.openFixtureRoot(ctx)
 				check("the fixture server's root page", a.observe(ctx, ""))
 			}
+			// "Every node valid per §5.5" binds nodes a start surface
+			// seldom shows (a password field's inputPurpose, headings'
+			// levels, a select's options): in the full profile the tree
+			// and form fixtures are checked too, each when it could be
+			// staged (the requirement needs no fixture).
+			for _, sc := range []fixture.Screen{fixture.Tree, fixture.Form} {
+				if snap := a.stageRaw(ctx, sc); snap != nil {
+					check("the "+sc.Name+" fixture", snap)
+				}
+			}
 		})
 
 	s.spec("root.ref.id is the same across consecutive observations and across session/restart and session/reset",
