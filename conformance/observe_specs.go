@@ -61,6 +61,14 @@ func observeSpecs(s *suite) {
 			}
 			same("of the next observation")
 			same("of a third observation")
+			// Consecutive observations are any observations (§4.8: the
+			// root's ref.id "MUST be stable across observations of the
+			// surface"): one with pixels and one asking for the pixel
+			// fallback on a readable tree are among them.
+			for _, opts := range []string{`{"pixels":true}`, `{"pixels":true,"pixelFallback":true}`} {
+				got := rawRootID(a.observe(ctx, opts))
+				Expect(got).To(Equal(want), "root.ref.id of an observation with options %s: want %q (the first observation's), got %q", opts, want, got)
+			}
 			if e.Manifest.Lists(wire.MethodOpen) {
 				a.openFixtureRoot(ctx)
 				same("after session/open of the fixture server's root page")
