@@ -192,6 +192,31 @@ func observeSpecs(s *suite) {
 					Expect(got).To(ContainElement(m), "engine/observe with options %s: want the full tree (the root with %v, as the plain observation's), got a root with %v", opts, want, got)
 				}
 			}
+			// "The full tree" is every node, not only the root's members
+			// (§4.8: "When the tree can be read, the engine MUST return it,
+			// whatever pixelFallback says"). In the full profile the tree
+			// fixture gives a deep tree to compare (else the surface at
+			// hand): every node id of the plain observations taken right
+			// before and right after the fallback one must be in it; a node
+			// only one of them holds is the surface changing, not judged.
+			deep := a.stageRaw(ctx, fixture.Tree)
+			if deep == nil {
+				deep = a.observe(ctx, "")
+			}
+			before := rawNodeIDs(deep["root"])
+			for _, opts := range []string{`{"pixelFallback":true}`, `{"pixels":true,"pixelFallback":true}`} {
+				fallback := rawNodeIDs(a.observe(ctx, opts)["root"])
+				after := rawNodeIDs(a.observe(ctx, "")["root"])
+				var missing []string
+				for _, id := range before {
+					if slices.Contains(after, id) && !slices.Contains(fallback, id) {
+						missing = append(missing, fmt.Sprintf("%q", id))
+					}
+				}
+				Expect(missing).To(BeEmpty(), "engine/observe with options %s while the tree is readable: want the full tree (every node of the plain observations before and after it, %d nodes), got %d node(s) missing: %s",
+					opts, len(after), len(missing), strings.Join(firstFew(missing, 10), ", "))
+				before = after
+			}
 		})
 
 	// ---- fixture specs (profile full) ----
