@@ -263,6 +263,19 @@ func observeSpecs(s *suite) {
 				})
 				Expect(reused).To(BeEmpty(), "observation %d after two mutations: want none of the removed items' ids %v on any node, got %s", i, removed, strings.Join(reused, "; "))
 			}
+			// "An id MUST NOT be given to a different node later in the
+			// surface's lifetime" (§4.8) outlives the document: the screen
+			// is opened again (a new document, a new item) and none of its
+			// nodes may carry a removed id either.
+			snap = e.fxStage(ctx, c, op, sc, "")
+			var reused []string
+			snap.Root.Walk(func(n *wire.SemanticNode) bool {
+				if slices.Contains(removed, n.Ref.ID) {
+					reused = append(reused, fmt.Sprintf("%s on the node with test id %s, name %s", n.Ref.ID, fxText(n.TestID), fxText(n.Name)))
+				}
+				return true
+			})
+			Expect(reused).To(BeEmpty(), "the mutation fixture opened again after two mutations: want none of the removed items' ids %v on any node, got %s", removed, strings.Join(reused, "; "))
 		})
 
 	// "A cut value is a prefix of the fixture's full text" is checked on
