@@ -293,6 +293,8 @@ func locateSpecs(s *suite) {
 				// Whitespace is the ECMAScript \s set (§10.3), not ASCII's.
 				{what: "text \"Mixed\u00a0Case\u3000Text\" (exact; a no-break and an ideographic space)", expr: fxQuery(wire.QueryText, fxExact("Mixed\u00a0Case\u3000Text")), want: sp},
 				{what: "text \"case\u2003text\" (exact: false; an em space)", expr: fxQuery(wire.QueryText, fxLoose("case\u2003text")), want: sp},
+				// lower is the Unicode simple lowercase mapping (§10.3, D35).
+				{what: "text \"CAFÉ CRÈME\" (exact: false; non-ASCII letters in another case)", expr: fxQuery(wire.QueryText, fxLoose("CAFÉ CRÈME")), want: []string{fixture.TreeAccent.TestID}},
 				{what: "text \"mixed case text\" (exact: the case differs)", expr: fxQuery(wire.QueryText, fxExact("mixed case text")), want: nil},
 				{what: "text \"Mixed Case\" (exact: not the whole text)", expr: fxQuery(wire.QueryText, fxExact("Mixed Case")), want: nil},
 				{what: "text \"mixed   CASE\" (exact: false)", expr: fxQuery(wire.QueryText, fxLoose("mixed   CASE")), want: sp},
