@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/conformance/fixture"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -152,6 +153,39 @@ func expectNull(f *Frame, what string) {
 func (a *rawAttempt) openFixtureRoot(ctx context.Context) {
 	if a.e.Manifest.Lists(wire.MethodOpen) {
 		a.call(ctx, wire.MethodOpen, fmt.Sprintf(`"url":%q`, a.e.FixtureURL+"/"))
+	}
+}
+
+// stageRaw opens fixture screen s on the raw connection and returns the
+// first observation (read as sent) whose root shows the screen's marker, or
+// nil when the engine does not list session/open, the profile stages no
+// fixture (core), the open fails or the marker does not show within 5 s.
+// It serves specs whose requirement needs no fixture but whose clause is
+// best exercised on one (a nil answer leaves the spec to what it checked
+// without it).
+func (a *rawAttempt) stageRaw(ctx context.Context, s fixture.Screen) map[string]json.RawMessage {
+	if a.e.cfg.profile() != ProfileFull || !a.e.Manifest.Lists(wire.MethodOpen) {
+		return nil
+	}
+	if a.call(ctx, wire.MethodOpen, fmt.Sprintf(`"url":%q`, a.e.FixtureURL+s.Path)).Error() != nil {
+		return nil
+	}
+	marker, _ := json.Marshal(s.Marker)
+	marker = marker[1 : len(marker)-1] // as it appears inside a JSON string
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		snap := a.observe(ctx, "")
+		if bytes.Contains(snap["root"], marker) {
+			return snap
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond): // polling an observation, as e.stage does
+		}
 	}
 }
 

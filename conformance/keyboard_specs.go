@@ -58,6 +58,19 @@ func keyboardSpecs(s *suite) {
 					}
 				}
 			}
+			// A start surface without a text input leaves the focused case
+			// out; in the full profile the keys fixture's input is focused
+			// as well, so that "whether or not an on-screen keyboard is
+			// shown" (catalog KEY-006) covers the shown case wherever the
+			// engine can show one (§4.14).
+			if e.Manifest.Lists(wire.MethodPerform) && e.Manifest.HasAction("focus") {
+				if snap := a.stageRaw(ctx, fixture.Keys); snap != nil {
+					if id := textInputID(snap["root"]); id != "" &&
+						a.call(ctx, wire.MethodPerform, fmt.Sprintf(`"ref":{"id":%q,"revision":""},"action":{"kind":"focus"}`, id)).Error() == nil {
+						expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss with the keys fixture's text input "+id+" focused")
+					}
+				}
+			}
 			expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss with no on-screen keyboard shown")
 		})
 

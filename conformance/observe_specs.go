@@ -38,6 +38,16 @@ func observeSpecs(s *suite) {
 				a.openFixtureRoot(ctx)
 				check("the fixture server's root page", a.observe(ctx, ""))
 			}
+			// "Every node valid per §5.5" binds nodes a start surface
+			// seldom shows (a password field's inputPurpose, headings'
+			// levels, a select's options): in the full profile the tree
+			// and form fixtures are checked too, each when it could be
+			// staged (the requirement needs no fixture).
+			for _, sc := range []fixture.Screen{fixture.Tree, fixture.Form} {
+				if snap := a.stageRaw(ctx, sc); snap != nil {
+					check("the "+sc.Name+" fixture", snap)
+				}
+			}
 		})
 
 	s.spec("root.ref.id is the same across consecutive observations and across session/restart and session/reset",
@@ -51,6 +61,14 @@ func observeSpecs(s *suite) {
 			}
 			same("of the next observation")
 			same("of a third observation")
+			// Consecutive observations are any observations (§4.8: the
+			// root's ref.id "MUST be stable across observations of the
+			// surface"): one with pixels and one asking for the pixel
+			// fallback on a readable tree are among them.
+			for _, opts := range []string{`{"pixels":true}`, `{"pixels":true,"pixelFallback":true}`} {
+				got := rawRootID(a.observe(ctx, opts))
+				Expect(got).To(Equal(want), "root.ref.id of an observation with options %s: want %q (the first observation's), got %q", opts, want, got)
+			}
 			if e.Manifest.Lists(wire.MethodOpen) {
 				a.openFixtureRoot(ctx)
 				same("after session/open of the fixture server's root page")
@@ -87,6 +105,17 @@ func observeSpecs(s *suite) {
 			if e.Manifest.Lists(wire.MethodOpen) {
 				a.openFixtureRoot(ctx)
 				check("the fixture server's root page", a.observe(ctx, ""))
+			}
+			// "Node ids MUST be unique within one snapshot" (§4.8) binds
+			// every snapshot, also of nodes a start surface seldom shows
+			// (duplicate buttons, a select's options): in the full profile
+			// the tree and form fixtures are checked too, each when it could
+			// be staged (the requirement needs no fixture, so one that could
+			// not be staged leaves the checks above).
+			for _, sc := range []fixture.Screen{fixture.Tree, fixture.Form} {
+				if snap := a.stageRaw(ctx, sc); snap != nil {
+					check("the "+sc.Name+" fixture", snap)
+				}
 			}
 		})
 
@@ -162,6 +191,31 @@ func observeSpecs(s *suite) {
 					Expect(got).To(ContainElement(m), "engine/observe with options %s: want the full tree (the root with %v, as the plain observation's), got a root with %v", opts, want, got)
 				}
 			}
+			// "The full tree" is every node, not only the root's members
+			// (§4.8: "When the tree can be read, the engine MUST return it,
+			// whatever pixelFallback says"). In the full profile the tree
+			// fixture gives a deep tree to compare (else the surface at
+			// hand): every node id of the plain observations taken right
+			// before and right after the fallback one must be in it; a node
+			// only one of them holds is the surface changing, not judged.
+			deep := a.stageRaw(ctx, fixture.Tree)
+			if deep == nil {
+				deep = a.observe(ctx, "")
+			}
+			before := rawNodeIDs(deep["root"])
+			for _, opts := range []string{`{"pixelFallback":true}`, `{"pixels":true,"pixelFallback":true}`} {
+				fallback := rawNodeIDs(a.observe(ctx, opts)["root"])
+				after := rawNodeIDs(a.observe(ctx, "")["root"])
+				var missing []string
+				for _, id := range before {
+					if slices.Contains(after, id) && !slices.Contains(fallback, id) {
+						missing = append(missing, fmt.Sprintf("%q", id))
+					}
+				}
+				Expect(missing).To(BeEmpty(), "engine/observe with options %s while the tree is readable: want the full tree (every node of the plain observations before and after it, %d nodes), got %d node(s) missing: %s",
+					opts, len(after), len(missing), strings.Join(firstFew(missing, 10), ", "))
+				before = after
+			}
 		})
 
 	// ---- fixture specs (profile full) ----
@@ -208,6 +262,19 @@ func observeSpecs(s *suite) {
 				})
 				Expect(reused).To(BeEmpty(), "observation %d after two mutations: want none of the removed items' ids %v on any node, got %s", i, removed, strings.Join(reused, "; "))
 			}
+			// "An id MUST NOT be given to a different node later in the
+			// surface's lifetime" (§4.8) outlives the document: the screen
+			// is opened again (a new document, a new item) and none of its
+			// nodes may carry a removed id either.
+			snap = e.fxStage(ctx, c, op, sc, "")
+			var reused []string
+			snap.Root.Walk(func(n *wire.SemanticNode) bool {
+				if slices.Contains(removed, n.Ref.ID) {
+					reused = append(reused, fmt.Sprintf("%s on the node with test id %s, name %s", n.Ref.ID, fxText(n.TestID), fxText(n.Name)))
+				}
+				return true
+			})
+			Expect(reused).To(BeEmpty(), "the mutation fixture opened again after two mutations: want none of the removed items' ids %v on any node, got %s", removed, strings.Join(reused, "; "))
 		})
 
 	// "A cut value is a prefix of the fixture's full text" is checked on
@@ -328,9 +395,11 @@ func observeSpecs(s *suite) {
 			}
 		})
 
-	// The password field is filled first when the engine declares fill (a
-	// filled secure field is what masking is about; an empty one may paint
-	// nothing). Pixels stay optional: an engine that returns none passes
+	// When the engine declares fill, pixels are asked for twice: with the
+	// password field empty, then filled (a filled secure field is what
+	// masking is about, but the count binds "whenever pixels are returned",
+	// and §4.8 counts secure nodes, not filled ones: an engine that skips
+	// the empty field fails). Pixels stay optional: an engine that returns none passes
 	// with a note, as for OBS-009. With no node reported secure the count
 	// has nothing to bound and the spec is not verified (OBS-007 judges the
 	// missing state).
@@ -340,20 +409,26 @@ func observeSpecs(s *suite) {
 			sc := fixture.Form
 			snap := e.fxStage(ctx, c, op, sc, "")
 			if e.fxCanPerform(wire.ActionFill) {
+				// "Whenever pixels are returned" (catalog OBS-010) includes
+				// the empty password field: it is secure before it holds a
+				// value, and the count must cover it then too.
+				empty, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
+				Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture, the password field empty: want a snapshot, got %s", fxDescribeError(err))
+				if secure := fxCountSecure(empty); empty.Pixels != nil && secure > 0 {
+					masked := int64(0)
+					if empty.MaskedRegionCount != nil {
+						masked = *empty.MaskedRegionCount
+					}
+					Expect(masked).To(BeNumerically(">=", secure), "pixels of the form fixture with the password field empty: want maskedRegionCount >= %d (the nodes with states.secure: true), got %d", secure, masked)
+				}
 				v := fxCanary("e2e-conform-password-")
 				e.Secret(v)
-				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+				err = c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
 			}
 			snap, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
 			Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture: want a snapshot, got %s", fxDescribeError(err))
-			secure := 0
-			snap.Root.Walk(func(n *wire.SemanticNode) bool {
-				if n.State("secure") {
-					secure++
-				}
-				return true
-			})
+			secure := fxCountSecure(snap)
 			if secure == 0 {
 				Skip(notVerified + "the form fixture's observation reports no node with states.secure: true, so maskedRegionCount has nothing to be judged against")
 			}
@@ -427,4 +502,16 @@ func observeSpecs(s *suite) {
 				Expect(got).To(Equal(want), "observation %d of 5: want the counters as first staged %v, got %v", i, want, got)
 			}
 		})
+}
+
+// fxCountSecure counts the nodes of snap with states.secure: true.
+func fxCountSecure(snap *wire.EngineSnapshot) int {
+	secure := 0
+	snap.Root.Walk(func(n *wire.SemanticNode) bool {
+		if n.State("secure") {
+			secure++
+		}
+		return true
+	})
+	return secure
 }
