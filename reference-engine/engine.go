@@ -341,9 +341,15 @@ func waitCleanup(ctx context.Context, timeoutMs float64, done <-chan struct{}) b
 
 // Close stops everything the engine started and waits until it has
 // stopped (Chromium reaped), background closes included; the server calls
-// it when the connection ends (io.Closer).
+// it when the connection ends (io.Closer). Nobody waits for an answer then,
+// so Chromium is killed at once (a start in progress stops) rather than
+// closed in order: the process must exit within 5000 ms of its stdin
+// closing (LIFE-008), however slow Chromium is to start or to close.
 func (e *Engine) Close() error {
-	_, done := e.close()
+	l, done := e.close()
+	if l != nil {
+		l.kill()
+	}
 	<-done
 	e.closing.Wait()
 	return nil
