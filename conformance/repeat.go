@@ -66,6 +66,10 @@ type Stability struct {
 	Runs     []RunSummary `json:"runs"`
 	// Varied lists the requirements whose status varied, in catalog order.
 	Varied []Variation `json:"varied"`
+	// FailedEveryRun lists the requirements that failed in every run that
+	// reported requirements (a stable failure, no variation), in catalog
+	// order, each with its one status.
+	FailedEveryRun []Variation `json:"failedEveryRun"`
 	// Duration is the sum of the runs' durations (CompareRuns); the caller
 	// may set the wall time of the whole repetition instead.
 	Duration time.Duration `json:"durationNs"`
@@ -97,7 +101,7 @@ func severity(code int) int {
 // conformant); when a requirement varied and no run was non-conformant or
 // a harness error, it is ExitUnstable.
 func CompareRuns(results []Result) Stability {
-	st := Stability{Suite: "e2e-conform", SuiteVersion: SuiteVersion, Varied: []Variation{}}
+	st := Stability{Suite: "e2e-conform", SuiteVersion: SuiteVersion, Varied: []Variation{}, FailedEveryRun: []Variation{}}
 	worst := -1
 	type seen struct {
 		level, statement string
@@ -159,6 +163,9 @@ func CompareRuns(results []Result) Stability {
 			s.statuses = append(s.statuses, a)
 		}
 		if len(s.statuses) < 2 {
+			if s.statuses[0].Status == Failed {
+				st.FailedEveryRun = append(st.FailedEveryRun, Variation{ID: id, Level: s.level, Statement: s.statement, Statuses: s.statuses})
+			}
 			continue
 		}
 		slices.SortStableFunc(s.statuses, func(a, b StatusRuns) int { return b.Count - a.Count })
@@ -177,7 +184,7 @@ func CompareRuns(results []Result) Stability {
 
 // WriteSummary writes the comparison for people: each run's verdict line,
 // each varied requirement with the runs per status and one reason of each,
-// the overall verdict, and the final line "N runs, K requirements varied".
+// the requirements failed in every run, the overall verdict, and the final line "N runs, K requirements varied".
 func (s *Stability) WriteSummary(w io.Writer) {
 	for _, r := range s.Runs {
 		fmt.Fprintf(w, "%s\n", r.Line(len(s.Runs)))
@@ -195,6 +202,12 @@ func (s *Stability) WriteSummary(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+	if len(s.FailedEveryRun) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, v := range s.FailedEveryRun {
+		fmt.Fprintf(w, "FAILED in every run %s (%s): %s\n", v.ID, v.Level, indent(firstLine(v.Statuses[0].Reason)))
 	}
 	fmt.Fprintf(w, "\nverdict over the runs: %s, exit %d\n", s.Verdict, s.ExitCode)
 	fmt.Fprintf(w, "%d runs, %d requirements varied\n", len(s.Runs), len(s.Varied))

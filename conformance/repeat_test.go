@@ -33,6 +33,8 @@ func TestCompareRuns(t *testing.T) {
 		exit     int
 		verdict  string
 		variedBy varied
+		// failedEvery lists the requirements failed in every run.
+		failedEvery []string
 	}{
 		{
 			name:    "stable conformant",
@@ -41,10 +43,11 @@ func TestCompareRuns(t *testing.T) {
 			verdict: "conformant",
 		},
 		{
-			name:    "stable non-conformant is not unstable",
-			runs:    []Result{synth(1, "A-001=failed:x"), synth(1, "A-001=failed:y")},
-			exit:    ExitNonConformant,
-			verdict: "non-conformant",
+			name:        "stable non-conformant is not unstable",
+			runs:        []Result{synth(1, "A-001=failed:x"), synth(1, "A-001=failed:y")},
+			exit:        ExitNonConformant,
+			verdict:     "non-conformant",
+			failedEvery: []string{"A-001"},
 		},
 		{
 			name: "a MUST failing in one run of three",
@@ -80,6 +83,7 @@ func TestCompareRuns(t *testing.T) {
 			name: "non-conformant over harness error",
 			runs: []Result{{Verdict: "harness error", ExitCode: ExitHarness}, synth(1, "A-001=failed:x")},
 			exit: ExitNonConformant, verdict: "non-conformant",
+			failedEvery: []string{"A-001"},
 		},
 		{
 			name: "a requirement missing from one report varied",
@@ -107,6 +111,13 @@ func TestCompareRuns(t *testing.T) {
 				}
 				got[v.ID] = v.Statuses
 			}
+			var failed []string
+			for _, v := range st.FailedEveryRun {
+				failed = append(failed, v.ID)
+			}
+			if !reflect.DeepEqual(failed, tc.failedEvery) {
+				t.Errorf("failed in every run: %v, want %v", failed, tc.failedEvery)
+			}
 			if len(got) == 0 && len(tc.variedBy) == 0 {
 				return
 			}
@@ -118,7 +129,7 @@ func TestCompareRuns(t *testing.T) {
 }
 
 func TestStabilitySummaryAndJSON(t *testing.T) {
-	st := CompareRuns([]Result{synth(0, "A-001=passed"), synth(1, "A-001=failed:answered after 3.9 s\nmore"), synth(0, "A-001=passed")})
+	st := CompareRuns([]Result{synth(0, "A-001=passed", "A-002=failed:never"), synth(1, "A-001=failed:answered after 3.9 s\nmore", "A-002=failed:never"), synth(0, "A-001=passed", "A-002=failed:never")})
 	var b bytes.Buffer
 	st.WriteSummary(&b)
 	out := b.String()
@@ -129,6 +140,7 @@ func TestStabilitySummaryAndJSON(t *testing.T) {
 		"  passed (runs 1, 3)\n",
 		"  failed (run 2): answered after 3.9 s\n",
 		"verdict over the runs: non-conformant, exit 1",
+		"FAILED in every run A-002 (MUST): never\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
@@ -150,7 +162,7 @@ func TestStabilitySummaryAndJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"verdict", "exitCode", "runs", "varied", "durationNs", "engine", "profile"} {
+	for _, k := range []string{"verdict", "exitCode", "runs", "varied", "failedEveryRun", "durationNs", "engine", "profile"} {
 		if _, ok := back[k]; !ok {
 			t.Errorf("the JSON report lacks %q: %s", k, data)
 		}
