@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix browser
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak browser
 
 # Debian packages the reference web engine needs: Chromium (headless) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
@@ -65,6 +65,19 @@ test: browser vet unit fuzz-smoke
 # kill-matrix: rerun the kill matrix and rewrite docs/kill-matrix.md.
 kill-matrix:
 	$(GO) test -count=1 -timeout 20m -run TestKillMatrix ./conformance/ -args -update-kill-matrix
+
+# soak: the core and full profiles SOAK_RUNS times each (default 20), two runs
+# at a time, against the saboteur and the reference web engine (e2e-conform
+# --repeat); fails when any verdict changed between runs, and prints the
+# figures (runs, wall time, verdict changes). Long (hours with the web
+# engine): not part of `make test`. SOAK_ENGINES=saboteur, SOAK_PROFILES=core,
+# SOAK_RUNS=3 shorten it; the reports go to out/soak.
+SOAK_RUNS     ?= 20
+SOAK_PARALLEL ?= 2
+SOAK_ENGINES  ?= saboteur web
+SOAK_PROFILES ?= core full
+soak: browser build
+	SOAK_RUNS=$(SOAK_RUNS) SOAK_PARALLEL=$(SOAK_PARALLEL) SOAK_ENGINES="$(SOAK_ENGINES)" SOAK_PROFILES="$(SOAK_PROFILES)" BIN=$(BIN) scripts/soak.sh
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...

@@ -32,6 +32,10 @@ type launching struct {
 	done chan struct{}
 	br   *browser
 	err  error
+	// kill stops the start or kills the started Chromium at once, without
+	// waiting (the allocator's context is its child); br.close still reaps
+	// the process and removes its profile directory.
+	kill context.CancelFunc
 }
 
 // startLaunch starts Chromium in the background unless it runs or is
@@ -42,12 +46,13 @@ func (e *Engine) startLaunch() *launching {
 	if e.launch != nil {
 		return e.launch
 	}
-	l := &launching{done: make(chan struct{})}
+	root, kill := context.WithCancel(context.Background())
+	l := &launching{done: make(chan struct{}), kill: kill}
 	e.launch = l
 	opts := e.opts
 	go func() {
 		defer close(l.done)
-		l.br, l.err = launch(opts)
+		l.br, l.err = launch(root, opts)
 	}()
 	return l
 }
@@ -68,6 +73,7 @@ func (e *Engine) browser(ctx context.Context) (*browser, error) {
 			e.launch = nil
 		}
 		e.mu.Unlock()
+		l.kill()
 		return nil, l.err
 	}
 	if err := l.br.alive(); err != nil {
@@ -77,6 +83,7 @@ func (e *Engine) browser(ctx context.Context) (*browser, error) {
 		}
 		e.mu.Unlock()
 		l.br.close()
+		l.kill()
 		return nil, engineerr.New(engineerr.EngineFailure, "%v", err)
 	}
 	return l.br, nil
@@ -95,8 +102,9 @@ func checkExecutable(o *Options) error {
 }
 
 // launch starts Chromium with the flags this machine needs (no background
-// networking: the network is closed) and waits until it answers.
-func launch(o Options) (*browser, error) {
+// networking: the network is closed) and waits until it answers. Cancelling
+// root kills it (or stops the start).
+func launch(root context.Context, o Options) (*browser, error) {
 	if err := checkExecutable(&o); err != nil {
 		return nil, err
 	}
@@ -107,7 +115,7 @@ func launch(o Options) (*browser, error) {
 	if o.Headed {
 		opts = append(opts, chromedp.Flag("headless", false))
 	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, acancel := chromedp.NewExecAllocator(root, opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	if err := chromedp.Do(bctx); err != nil {
 		bcancel()
@@ -123,7 +131,8 @@ func launch(o Options) (*browser, error) {
 	return &browser{actx: actx, acancel: acancel, bctx: bctx, bcancel: bcancel, version: v.Product}, nil
 }
 
-// close stops Chromium and waits for it.
+// close stops Chromium and waits until it is reaped and its profile
+// directory removed.
 func (b *browser) close() {
 	b.bcancel()
 	b.acancel()

@@ -73,6 +73,13 @@
 //     attempt/navigation: one line per main-frame URL change.
 //     attempt/environment: {browser, version, viewport, scale, headless}, sent
 //     when the attempt's browser context is created.
+//   - Cleanup budgets (LIFE-016): endAttempt and dispose answer within their
+//     timeoutMs (less a margin of at most 200 ms) or as soon as their signal
+//     aborts, whatever Chromium does. A close that takes longer goes on in the
+//     background; dispose then kills Chromium before answering, so nothing it
+//     must release stays running, and its reaping and the removal of its
+//     profile finish in the background. Close (the connection's end) waits
+//     for every background close.
 //   - Video: one segment per page, video/video.webm then
 //     video/video-part<n>.webm (session/restart and session/reset start a new
 //     one); without ffmpeg the engine leaves video out of its manifest.

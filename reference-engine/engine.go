@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/server"
@@ -125,6 +126,14 @@ type Engine struct {
 
 	ids atomic.Int64 // the last node id handed out (n<k>)
 
+	// closing counts the closes running in the background: a cleanup
+	// method answers within its budget and leaves the rest of the close
+	// (Chromium's exit, its reaping) to them; Close waits for them.
+	closing sync.WaitGroup
+	// beforeClose, when set (tests), runs at the start of every background
+	// close: a Chromium slow to close.
+	beforeClose func()
+
 	mu      sync.Mutex
 	launch  *launching      // Chromium, started or starting; nil before init and after dispose
 	attempt *server.Attempt // the open attempt
@@ -228,46 +237,121 @@ func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 func (e *Engine) SettleAttempt(ctx context.Context, c server.Cleanup) error { return nil }
 
 // EndAttempt implements server.AttemptEnder: the attempt's browser context
-// and everything in it closes. Idempotent.
+// and everything in it closes. Idempotent. It answers within the cleanup's
+// budget (timeoutMs, or sooner when its signal aborts): a close that takes
+// longer goes on in the background (a later attempt gets a browser context
+// of its own).
 func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
 	e.mu.Lock()
 	s := e.sess
 	e.sess, e.attempt = nil, nil
 	e.mu.Unlock()
-	if s != nil {
-		s.close(ctx)
+	if s == nil {
+		return nil
+	}
+	done := e.inBackground(func() { s.close(context.Background()) })
+	if !waitCleanup(ctx, c.TimeoutMs, done) {
+		e.log.Warn("lifecycle/endAttempt: the attempt's browser context did not close within the budget; it goes on closing in the background", "timeoutMs", c.TimeoutMs)
 	}
 	return nil
 }
 
 // Dispose implements server.Disposer: Chromium stops; a later init starts
-// it again. Nothing is kept warm for a reuse signal.
+// it again. Nothing is kept warm for a reuse signal. It answers within the
+// cleanup's budget (timeoutMs, or sooner when its signal aborts): when the
+// orderly close (the session, then Chromium) has not finished by then,
+// Chromium is killed before the answer, and its reaping and the removal of
+// its profile go on in the background (Close waits for them).
 func (e *Engine) Dispose(ctx context.Context, info server.DisposeInfo) error {
-	e.close(ctx)
+	l, done := e.close()
+	if !waitCleanup(ctx, info.TimeoutMs, done) && l != nil {
+		l.kill()
+		e.log.Warn("lifecycle/dispose: Chromium did not close within the budget; killed, reaped in the background", "timeoutMs", info.TimeoutMs)
+	}
 	return nil
 }
 
-// close ends the session and the browser.
-func (e *Engine) close(ctx context.Context) {
+// close detaches the session and the browser from the engine and closes
+// them in the background: the session first, then Chromium. It returns the
+// browser's start (nil when none) and a channel closed when all is closed.
+func (e *Engine) close() (*launching, <-chan struct{}) {
 	e.mu.Lock()
 	s, l := e.sess, e.launch
 	e.sess, e.launch, e.attempt = nil, nil, nil
 	e.mu.Unlock()
-	if s != nil {
-		s.close(ctx)
-	}
-	if l != nil {
-		<-l.done
-		if l.br != nil {
-			l.br.close()
+	done := e.inBackground(func() {
+		if s != nil {
+			s.close(context.Background())
 		}
-	}
+		if l != nil {
+			<-l.done
+			if l.br != nil {
+				l.br.close()
+			}
+			l.kill()
+		}
+	})
+	return l, done
 }
 
-// Close stops everything the engine started; the server calls it when the
-// connection ends (io.Closer).
+// inBackground runs fn in a goroutine Close waits for, and returns a
+// channel closed when fn returns.
+func (e *Engine) inBackground(fn func()) <-chan struct{} {
+	done := make(chan struct{})
+	e.closing.Add(1)
+	go func() {
+		defer e.closing.Done()
+		defer close(done)
+		if e.beforeClose != nil {
+			e.beforeClose()
+		}
+		fn()
+	}()
+	return done
+}
+
+// cleanupMargin is the part of a cleanup's timeoutMs kept for answering
+// (at most a fifth of it).
+const cleanupMargin = 200 * time.Millisecond
+
+// waitCleanup waits for done within a cleanup method's budget: until its
+// signal aborts (ctx) or its timeoutMs, less cleanupMargin, runs out. It
+// reports whether done closed in time.
+func waitCleanup(ctx context.Context, timeoutMs float64, done <-chan struct{}) bool {
+	budget := time.Duration(timeoutMs * float64(time.Millisecond))
+	budget -= min(cleanupMargin, budget/5)
+	if budget < 0 {
+		budget = 0
+	}
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	default:
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
+}
+
+// Close stops everything the engine started and waits until it has
+// stopped (Chromium reaped), background closes included; the server calls
+// it when the connection ends (io.Closer). Nobody waits for an answer then,
+// so Chromium is killed at once (a start in progress stops) rather than
+// closed in order: the process must exit within 5000 ms of its stdin
+// closing (LIFE-008), however slow Chromium is to start or to close.
 func (e *Engine) Close() error {
-	e.close(context.Background())
+	l, done := e.close()
+	if l != nil {
+		l.kill()
+	}
+	<-done
+	e.closing.Wait()
 	return nil
 }
 

@@ -5,11 +5,17 @@
 //	e2e-conform --spawn "./my-engine --flag" [--profile full] [--json out/report.json] [--junit out/junit.xml]
 //	e2e-conform --connect 127.0.0.1:7000
 //	e2e-conform --list [--json]
+//	e2e-conform --repeat 5 [--repeat-parallel 2] --spawn "./my-engine" [--json out/repeat.json]
 //
 // Exit status: 0 conformant, 1 non-conformant, 2 usage error, 3 incomplete
 // (a required check could not run, or nothing was selected), 4 harness
-// error. The flags map onto conformance.Config; the suite lives in package
-// conformance.
+// error, 5 unstable (with --repeat: a requirement's verdict varied between
+// the runs and no run was non-conformant). The flags map onto
+// conformance.Config; the suite lives in package conformance.
+//
+// --repeat N runs the same selection N times, each run in a child process
+// of this binary (the suite runs once per process) with the same flags,
+// and reports every requirement whose verdict varied; see repeat.go.
 package main
 
 import (
@@ -59,6 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
 	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
+	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
+	repeatParallel := fs.Int("repeat-parallel", 1, "with --repeat, run up to `K` runs at a time")
+	fs.Usage = func() { usage(fs) }
 	args = bareJSON(args)
 	if err := fs.Parse(args); err != nil {
 		return conformance.ExitUsage
@@ -86,12 +95,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		cfg.Verbose = stderr
 	}
+	if *list && set(fs, "repeat") {
+		fmt.Fprintln(stderr, "e2e-conform: --list does not go with --repeat")
+		return conformance.ExitUsage
+	}
 	if *list {
 		return doList(cfg, listJSON, stdout, stderr)
 	}
 	if listJSON {
 		fmt.Fprintln(stderr, "e2e-conform: --json needs a path (a bare --json only goes with --list)")
 		return conformance.ExitUsage
+	}
+	if set(fs, "repeat") || set(fs, "repeat-parallel") {
+		switch {
+		case *repeat < 1:
+			fmt.Fprintf(stderr, "e2e-conform: --repeat %d: the number of runs must be at least 1\n", *repeat)
+			return conformance.ExitUsage
+		case *repeatParallel < 1:
+			fmt.Fprintf(stderr, "e2e-conform: --repeat-parallel %d: the number of runs at a time must be at least 1\n", *repeatParallel)
+			return conformance.ExitUsage
+		case *junit != "":
+			fmt.Fprintln(stderr, "e2e-conform: --junit does not go with --repeat (--json writes the combined report)")
+			return conformance.ExitUsage
+		}
+		return repeatRuns(repeatConfig{
+			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit"),
+		}, stdout, stderr)
 	}
 	cfg.Out = stdout
 	res, err := conformance.Run(cfg)
@@ -115,6 +145,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return res.ExitCode
+}
+
+// set reports whether the flag name was given.
+func set(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// usage is the help: the synopsis, the flags and the exit statuses.
+func usage(fs *flag.FlagSet) {
+	w := fs.Output()
+	fmt.Fprintln(w, `usage: e2e-conform (--spawn "command args" | --connect host:port) [flags]
+       e2e-conform --list [--json]
+       e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]`)
+	fs.PrintDefaults()
+	fmt.Fprintln(w, `exit status:
+  0 conformant
+  1 non-conformant (a MUST requirement failed)
+  2 usage error
+  3 incomplete (a required check could not run, or nothing was selected)
+  4 harness error
+  5 unstable (--repeat: a requirement's verdict varied between the runs, and no run was non-conformant)`)
 }
 
 // bareJSON lets --json stand alone with --list ("--list --json" prints the

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/e2e-conform/toolkit/conformance"
+)
+
+// killGrace is how long the children of an interrupted --repeat get to
+// finish after the signal is forwarded, before they are killed.
+const killGrace = 15 * time.Second
+
+// repeatConfig is what --repeat runs.
+type repeatConfig struct {
+	runs, parallel int
+	jsonPath       string // the combined report ("" none)
+	verbose        bool   // children's stderr goes to ours
+	args           []string
+}
+
+// childArgs returns args without the flags named in drop (and their
+// values): each child of --repeat gets the parent's flags but those.
+func childArgs(fs *flag.FlagSet, args []string, drop ...string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			out = append(out, args[i:]...) // the flag package stops here too
+			break
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		name, _, inline := strings.Cut(name, "=")
+		takesNext := false
+		if f := fs.Lookup(name); f != nil && !inline {
+			b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+			takesNext = !isBool || !b.IsBoolFlag()
+		}
+		keep := !slices.Contains(drop, name)
+		if keep {
+			out = append(out, a)
+		}
+		if takesNext && i+1 < len(args) {
+			i++
+			if keep {
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
+}
+
+// child is one run of --repeat.
+type child struct {
+	run    int
+	report string // its --json
+	log    string // its stdout (and stderr unless verbose)
+	proc   *os.Process
+	code   int
+	err    error // starting or waiting failed
+}
+
+// repeatRuns runs the selection cfg.runs times, cfg.parallel at a time,
+// each run a child process of this binary with its own --json in a
+// temporary directory (removed on every return), then compares the
+// results. SIGINT and SIGTERM are forwarded to the running children, which
+// are killed when they outlast killGrace; no further run starts.
+func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
+	start := time.Now()
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: --repeat: cannot find this binary to run it again: %v\n", err)
+		return conformance.ExitHarness
+	}
+	dir, err := os.MkdirTemp("", "e2e-conform-repeat-*")
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: --repeat: %v\n", err)
+		return conformance.ExitHarness
+	}
+	defer os.RemoveAll(dir)
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	children := make([]*child, cfg.runs)
+	running := map[int]*child{}
+	done := make(chan *child)
+	next, finished := 0, 0
+	var interrupted os.Signal
+	var kill <-chan time.Time
+	usageErr := false
+	for {
+		for interrupted == nil && !usageErr && len(running) < cfg.parallel && next < cfg.runs {
+			c := &child{run: next + 1, report: filepath.Join(dir, fmt.Sprintf("run-%03d.json", next+1)), log: filepath.Join(dir, fmt.Sprintf("run-%03d.log", next+1))}
+			children[next] = c
+			next++
+			if c.start(exe, cfg, stderr, done) {
+				running[c.run] = c
+			} else {
+				fmt.Fprintf(stderr, "e2e-conform: run %d/%d could not start: %v\n", c.run, cfg.runs, c.err)
+			}
+		}
+		if len(running) == 0 {
+			break
+		}
+		select {
+		case c := <-done:
+			delete(running, c.run)
+			if c.code == conformance.ExitUsage {
+				usageErr = true
+				fmt.Fprintf(stderr, "e2e-conform: run %d/%d: a usage error:\n%s", c.run, cfg.runs, tail(c.log, 20))
+				for _, o := range running {
+					_ = o.proc.Signal(syscall.SIGTERM)
+				}
+				continue
+			}
+			if interrupted == nil {
+				finished++
+				r := c.result()
+				line := conformance.RunSummary{Run: c.run, Verdict: r.Verdict, ExitCode: r.ExitCode, Reason: r.Reason, Counts: r.Counts, Duration: r.Duration}.Line(cfg.runs)
+				fmt.Fprintf(stderr, "e2e-conform: %s\n", line)
+			}
+		case s := <-sigs:
+			if interrupted == nil {
+				interrupted = s
+				fmt.Fprintf(stderr, "e2e-conform: %v: stopping %d run(s) in progress, starting no more\n", s, len(running))
+				kill = time.After(killGrace)
+			}
+			for _, c := range running {
+				_ = c.proc.Signal(s)
+			}
+		case <-kill:
+			for _, c := range running {
+				fmt.Fprintf(stderr, "e2e-conform: run %d/%d outlasted the signal by %s: killing it\n", c.run, cfg.runs, killGrace)
+				_ = c.proc.Kill()
+			}
+		}
+	}
+	if usageErr {
+		return conformance.ExitUsage
+	}
+	if interrupted != nil {
+		fmt.Fprintf(stderr, "e2e-conform: interrupted by %v: %d of %d runs finished before it; no comparison\n", interrupted, finished, cfg.runs)
+		return conformance.ExitIncomplete
+	}
+	results := make([]conformance.Result, len(children))
+	for i, c := range children {
+		results[i] = c.result()
+		res := results[i]
+		if len(res.Requirements) == 0 {
+			fmt.Fprintf(stderr, "e2e-conform: run %d/%d left no report (%s); its output:\n%s", c.run, cfg.runs, res.Reason, tail(c.log, 20))
+		}
+	}
+	st := conformance.CompareRuns(results)
+	st.Duration = time.Since(start)
+	st.WriteSummary(stdout)
+	if cfg.jsonPath != "" {
+		if err := st.WriteJSON(cfg.jsonPath); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	return st.ExitCode
+}
+
+// start starts the child and a goroutine that waits for it and sends it on
+// done. The goroutine keeps its OS thread until the child is reaped, since
+// on Linux the child dies (Pdeathsig) when the thread that started it ends.
+func (c *child) start(exe string, cfg repeatConfig, stderr io.Writer, done chan<- *child) bool {
+	log, err := os.Create(c.log)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	cmd := exec.Command(exe, append(slices.Clone(cfg.args), "--json", c.report)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if cfg.verbose {
+		cmd.Stderr = stderr
+	}
+	cmd.SysProcAttr = childSysProcAttr()
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer log.Close()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		c.proc = cmd.Process
+		started <- nil
+		err := cmd.Wait()
+		c.code = cmd.ProcessState.ExitCode()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			c.err = err
+		}
+		done <- c
+	}()
+	if err := <-started; err != nil {
+		c.err = err
+		return false
+	}
+	return true
+}
+
+// result is the child's report, or a harness error saying why there is
+// none.
+func (c *child) result() conformance.Result {
+	if c.err != nil {
+		return conformance.Result{Verdict: "harness error", ExitCode: conformance.ExitHarness, Reason: fmt.Sprintf("run %d: %v", c.run, c.err)}
+	}
+	data, err := os.ReadFile(c.report)
+	if err != nil {
+		return conformance.Result{Verdict: "harness error", ExitCode: conformance.ExitHarness, Reason: fmt.Sprintf("run %d exited %d without a report", c.run, c.code)}
+	}
+	var r conformance.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return conformance.Result{Verdict: "harness error", ExitCode: conformance.ExitHarness, Reason: fmt.Sprintf("run %d: its report %s: %v", c.run, filepath.Base(c.report), err)}
+	}
+	return r
+}
+
+// tail returns the last n lines of the file at path, indented.
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "  (no output: " + err.Error() + ")\n"
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
+}
