@@ -12,11 +12,11 @@ import (
 type Event struct {
 	// Event is "fired" (the mutant changed a message) or "census" (the
 	// mutants that could fire on the run's traffic).
-	Event   string   `json:"event"`
-	Mutant  string   `json:"mutant,omitempty"`
-	Kind    string   `json:"kind,omitempty"`
-	Method  string   `json:"method,omitempty"`
-	Pointer string   `json:"pointer,omitempty"`
+	Event   string `json:"event"`
+	Mutant  string `json:"mutant,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Method  string `json:"method,omitempty"`
+	Pointer string `json:"pointer,omitempty"`
 	// Schema is the schema's verdict on the mutated payload: "" when it
 	// validates, else the violations; absent when not checked.
 	Schema *string  `json:"schema,omitempty"`

@@ -740,4 +740,3 @@ func eligibleMember(op Operator, root *value, path string) bool {
 	}
 	return false
 }
-
