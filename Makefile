@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix browser
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix mutants browser
 
 # Debian packages the reference web engine needs: Chromium (headless) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
@@ -65,6 +65,11 @@ test: browser vet unit fuzz-smoke
 # kill-matrix: rerun the kill matrix and rewrite docs/kill-matrix.md.
 kill-matrix:
 	$(GO) test -count=1 -timeout 20m -run TestKillMatrix ./conformance/ -args -update-kill-matrix
+
+# mutants: run every mutant of conformance/mutate the engines' traffic can
+# fire through the e2e-mutate proxy and rewrite docs/mutants.md.
+mutants:
+	$(GO) test -count=1 -timeout 60m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
