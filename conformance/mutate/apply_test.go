@@ -259,7 +259,9 @@ func relayRun(t *testing.T, m Mutant, client, engine []string) []string {
 	engineR, engineW := io.Pipe()
 	rec := newRecorder()
 	done := make(chan error, 1)
-	go func() { done <- Relay(context.Background(), clientIn, nopCloser{engineIn}, engineR, rec, Options{Mutant: m}) }()
+	go func() {
+		done <- Relay(context.Background(), clientIn, nopCloser{engineIn}, engineR, rec, Options{Mutant: m})
+	}()
 	want := strings.Join(client, "")
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		mu.Lock()
