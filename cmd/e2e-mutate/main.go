@@ -4,6 +4,7 @@
 // changed):
 //
 //	e2e-mutate --mutant ID [--mutant-seed N] [--record FILE [--census]] -- ENGINE ARGS...
+//	e2e-mutate --mutant ID --listen 127.0.0.1:7001 --connect 127.0.0.1:7000
 //	e2e-mutate --list
 //
 // With --mutant none the proxy is transparent: the child's exit status is
@@ -11,6 +12,9 @@
 // child's stdin, stderr passes through. Give the whole command to a client
 // as the engine, e.g. e2e-conform --spawn "e2e-mutate --mutant
 // drop@result:engine/observe#/viewport -- ./my-engine".
+//
+// The TCP form relays each connection accepted on --listen to a new
+// connection to the engine server at --connect.
 //
 // --record names a file the relays of one run share: a mutant fires once
 // per run (not once per connection) and each firing is logged there;
@@ -23,7 +27,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/e2e-conform/toolkit/conformance/mutate"
 )
@@ -38,6 +45,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	record := fs.String("record", "", "run record `file` shared by the connections of one run")
 	census := fs.Bool("census", false, "with --record: log every mutant the traffic could fire")
 	list := fs.Bool("list", false, "list the mutants with their classification")
+	listen := fs.String("listen", "", "TCP form: accept clients on `host:port`")
+	connect := fs.String("connect", "", "TCP form: the engine server's `host:port`")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -52,7 +61,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if fs.NArg() == 0 {
+	tcp := *listen != "" || *connect != ""
+	if tcp && (*listen == "" || *connect == "" || fs.NArg() > 0) {
+		fmt.Fprintln(stderr, "e2e-mutate: the TCP form takes --listen and --connect and no engine command")
+		return 2
+	}
+	if !tcp && fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "e2e-mutate: no engine command: e2e-mutate --mutant ID -- ENGINE ARGS...")
 		return 2
 	}
@@ -64,6 +78,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := mutate.Options{Mutant: m, Seed: *seed, Census: *census}
 	if *record != "" {
 		opts.Record = mutate.NewRecord(*record)
+	}
+	if tcp {
+		l, err := net.Listen("tcp", *listen)
+		if err != nil {
+			fmt.Fprintln(stderr, "e2e-mutate:", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "e2e-mutate: listening on %s, relaying to %s\n", l.Addr(), *connect)
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		if err := mutate.Serve(ctx, l, *connect, opts); err != nil {
+			fmt.Fprintln(stderr, "e2e-mutate:", err)
+			return 1
+		}
+		return 0
 	}
 	code, err := mutate.Spawn(context.Background(), mutate.SpawnOptions{
 		Command: fs.Arg(0), Args: fs.Args()[1:],
