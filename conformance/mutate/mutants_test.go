@@ -26,19 +26,16 @@ var (
 // sample is the fixed sample of -mutants=sample: every operator family,
 // must-detect, equivalent and must-pass mutants.
 var sample = []string{
-	"drop@result:engine/observe#/viewport",
-	"null@result:engine/observe#/location",
-	"unknown-member@result:engine/observe#",
-	"retype@notification:engine/log#/line",
-	"enum-case@error:#/data/code",
-	"id-type@response",
-	"extra-header@frame",
-	"split@frame",
-	"coalesce@frame",
-	"header-case@frame",
-	"reorder@response",
-	"never-sent@engine/observe",
-	"flip-retryable@response",
+	"drop@result:engine/observe#/viewport",  // member, must-detect (schema: required)
+	"null@result:engine/observe#/location",  // member, must-detect (WIRE-012)
+	"unknown-member@result:engine/observe#", // member, equivalent (§1.6)
+	"enum-case@error:#/data/code",           // member of the error object, must-detect
+	"id-type@response",                      // envelope, must-detect (WIRE-008)
+	"extra-header@frame",                    // frame, must-detect (WIRE-002)
+	"split@frame",                           // frame, must-pass (§1.1)
+	"coalesce@frame",                        // frame, must-pass (§1.1)
+	"reorder@response",                      // exchange, must-pass (§1.4)
+	"flip-retryable@response",               // exchange, must-detect (ERR-003)
 }
 
 // knownFalseFailures are must-pass mutants the suite is known to fail,
