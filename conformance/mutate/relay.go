@@ -317,16 +317,16 @@ func (r *relay) emit(b []byte, m msg) {
 // hold keeps b back until release or wait passes.
 func (r *relay) hold(b []byte, wait time.Duration) {
 	h := &heldFrame{data: b}
+	r.timers.Add(1)
 	r.mu.Lock()
 	r.held = h
-	r.mu.Unlock()
-	r.timers.Add(1)
 	h.timer = time.AfterFunc(wait, func() {
 		defer r.timers.Done()
 		if r.takeHeld(h) {
 			r.write(h.data)
 		}
 	})
+	r.mu.Unlock()
 }
 
 // takeHeld claims h for writing; false when it was already written.
