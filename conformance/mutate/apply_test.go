@@ -275,10 +275,8 @@ func relayRun(t *testing.T, m Mutant, client, engine []string) []string {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	for _, f := range engine {
-		if _, err := engineW.Write([]byte(f)); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := engineW.Write([]byte(strings.Join(engine, ""))); err != nil {
+		t.Fatal(err)
 	}
 	engineW.Close()
 	if err := <-done; err != nil {

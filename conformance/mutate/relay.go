@@ -43,6 +43,8 @@ type Options struct {
 	// Census, with Record, logs every mutant that could fire on each
 	// message (the mutation is still only Options.Mutant).
 	Census bool
+
+	holdWait time.Duration // tests: replaces coalesceWait and reorderWait
 }
 
 // Relay carries one connection between a client and an engine: the bytes
@@ -111,11 +113,13 @@ func (r *relay) fromClient(in io.Reader, engineIn io.WriteCloser) {
 	for {
 		n, err := in.Read(buf)
 		if n > 0 {
-			if _, werr := engineIn.Write(buf[:n]); werr != nil {
-				return
-			}
+			// Observe first: the engine may answer before this goroutine
+			// runs again, and the answer must find its request's method.
 			for _, content := range p.push(buf[:n]) {
 				r.observeClient(content)
+			}
+			if _, werr := engineIn.Write(buf[:n]); werr != nil {
+				return
 			}
 		}
 		if err != nil {
@@ -329,6 +333,14 @@ func (r *relay) hold(b []byte, wait time.Duration) {
 	r.mu.Unlock()
 }
 
+// wait is d, or the tests' hold wait.
+func (r *relay) wait(d time.Duration) time.Duration {
+	if r.opts.holdWait > 0 {
+		return r.opts.holdWait
+	}
+	return d
+}
+
 // takeHeld claims h for writing; false when it was already written.
 func (r *relay) takeHeld(h *heldFrame) bool {
 	r.mu.Lock()
@@ -518,7 +530,7 @@ func (r *relay) mutate(m msg) {
 				r.emit(m.f.bytes(), m)
 				return
 			}
-			r.hold(m.f.bytes(), coalesceWait)
+			r.hold(m.f.bytes(), r.wait(coalesceWait))
 			return
 		case OpTruncate:
 			if !m.response || m.answers == "initialize" || m.answers == "" {
@@ -565,7 +577,7 @@ func (r *relay) exchange(m msg) bool {
 			busy := r.held != nil
 			r.mu.Unlock()
 			if !busy {
-				r.hold(b, reorderWait)
+				r.hold(b, r.wait(reorderWait))
 				return true
 			}
 		}
