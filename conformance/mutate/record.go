@@ -34,9 +34,10 @@ type Record struct {
 // NewRecord returns the record at path; the file is created on first use.
 func NewRecord(path string) *Record { return &Record{path: path} }
 
-// claim appends ev unless a "fired" event is already recorded; it reports
-// whether ev was appended. The file lock makes it atomic across processes.
-func (r *Record) claim(ev Event) bool {
+// claim appends ev() unless a "fired" event is already recorded; it
+// reports whether it appended. The file lock makes it atomic across
+// processes.
+func (r *Record) claim(ev func() Event) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f, err := os.OpenFile(r.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
@@ -53,7 +54,7 @@ func (r *Record) claim(ev Event) bool {
 			return false
 		}
 	}
-	line, _ := json.Marshal(ev)
+	line, _ := json.Marshal(ev())
 	_, err = f.Write(append(line, '\n'))
 	return err == nil
 }

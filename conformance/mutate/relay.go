@@ -389,8 +389,9 @@ func (r *relay) later(b []byte, d time.Duration) {
 }
 
 // gate decides whether a Once mutant fires on this eligible message, and
-// records the firing.
-func (r *relay) gate(ev Event) bool {
+// records the firing; ev describes it, computed only when the mutant
+// fires (it may validate against the schemas).
+func (r *relay) gate(ev func() Event) bool {
 	if r.m.Scope == Every {
 		return true
 	}
@@ -409,8 +410,11 @@ func (r *relay) gate(ev Event) bool {
 	if r.opts.Record == nil {
 		return true
 	}
-	ev.Event, ev.Mutant = "fired", r.m.ID
-	return r.opts.Record.claim(ev)
+	return r.opts.Record.claim(func() Event {
+		e := ev()
+		e.Event, e.Mutant = "fired", r.m.ID
+		return e
+	})
 }
 
 func (r *relay) validator() *schema.Set {
@@ -486,6 +490,13 @@ func memberKey(k Kind) string {
 // mutate applies the relay's mutant to one engine message.
 func (r *relay) mutate(m msg) {
 	mu := r.m
+	r.mu.Lock()
+	spent := mu.Scope == Once && r.fired
+	r.mu.Unlock()
+	if spent && mu.Op != OpLateNotification && mu.Op != OpReorderShutdown {
+		r.emit(m.f.bytes(), m) // fired (or refused by the run record) on this connection
+		return
+	}
 	switch mu.Family {
 	case FamilyMember:
 		kind, method, payload, ok := payloadOf(m)
@@ -496,7 +507,9 @@ func (r *relay) mutate(m msg) {
 		if !ok {
 			break
 		}
-		ev := Event{Kind: string(kind), Method: method, Pointer: ptr, Schema: r.verdict(kind, method, out)}
+		ev := func() Event {
+			return Event{Kind: string(kind), Method: method, Pointer: ptr, Schema: r.verdict(kind, method, out)}
+		}
 		if r.gate(ev) {
 			r.emit(m.f.reframe(replaceMember(m.f.content, memberKey(kind), out)).bytes(), m)
 			return
@@ -506,7 +519,7 @@ func (r *relay) mutate(m msg) {
 			break
 		}
 		out, ok := ApplyEnvelope(mu.Op, m.f.content)
-		if ok && r.gate(Event{Method: m.answers}) {
+		if ok && r.gate(func() Event { return Event{Method: m.answers} }) {
 			r.emit(m.f.reframe(out).bytes(), m)
 			return
 		}
@@ -539,7 +552,7 @@ func (r *relay) mutate(m msg) {
 			fallthrough
 		default:
 			out, ok := ApplyFrame(mu.Op, m.f.header, m.f.content)
-			if ok && r.gate(Event{Method: m.answers}) {
+			if ok && r.gate(func() Event { return Event{Method: m.answers} }) {
 				r.emit(out, m)
 				if mu.Op == OpTruncate {
 					r.outMu.Lock()
@@ -566,7 +579,7 @@ func (r *relay) exchange(m msg) bool {
 	b := m.f.bytes()
 	switch mu.Op {
 	case OpDuplicate:
-		if m.response && m.answers != "" && m.answers != "initialize" && r.gate(Event{Method: m.answers}) {
+		if m.response && m.answers != "" && m.answers != "initialize" && r.gate(func() Event { return Event{Method: m.answers} }) {
 			r.emit(b, m)
 			r.write(b)
 			return true
@@ -582,22 +595,22 @@ func (r *relay) exchange(m msg) bool {
 			}
 		}
 	case OpReorderShutdown:
-		if m.response && m.inShut && r.gate(Event{Method: m.answers}) {
+		if m.response && m.inShut && r.gate(func() Event { return Event{Method: m.answers} }) {
 			r.hold(b, shutdownWait)
 			return true
 		}
 	case OpDelayAborted:
-		if m.response && m.aborted && r.gate(Event{Method: m.answers}) {
+		if m.response && m.aborted && r.gate(func() Event { return Event{Method: m.answers} }) {
 			r.later(b, LateDelay)
 			return true
 		}
 	case OpDelayEmptyLocate:
-		if m.response && m.answers == "engine/locate" && strings.TrimSpace(string(m.members["result"])) == "[]" && r.gate(Event{Method: m.answers}) {
+		if m.response && m.answers == "engine/locate" && strings.TrimSpace(string(m.members["result"])) == "[]" && r.gate(func() Event { return Event{Method: m.answers} }) {
 			r.later(b, LateDelay)
 			return true
 		}
 	case OpNeverSent:
-		if m.response && m.answers == mu.Target && r.gate(Event{Method: m.answers}) {
+		if m.response && m.answers == mu.Target && r.gate(func() Event { return Event{Method: m.answers} }) {
 			return true
 		}
 	case OpLateNotification:
@@ -610,7 +623,7 @@ func (r *relay) exchange(m msg) bool {
 		r.mu.Lock()
 		last := r.lastAttempt
 		r.mu.Unlock()
-		if m.response && m.answers == "lifecycle/endAttempt" && last != nil && r.gate(Event{Method: m.answers}) {
+		if m.response && m.answers == "lifecycle/endAttempt" && last != nil && r.gate(func() Event { return Event{Method: m.answers} }) {
 			r.emit(b, m)
 			r.write(last)
 			return true
@@ -627,7 +640,7 @@ func (r *relay) exchange(m msg) bool {
 		} else {
 			out, ok = FlipRetryable(e, mu.Target == "NODE_STALE")
 		}
-		if ok && r.gate(Event{Method: m.answers, Schema: r.verdict(KindError, "", out)}) {
+		if ok && r.gate(func() Event { return Event{Method: m.answers, Schema: r.verdict(KindError, "", out)} }) {
 			r.emit(m.f.reframe(replaceMember(m.f.content, "error", out)).bytes(), m)
 			return true
 		}
