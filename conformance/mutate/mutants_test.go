@@ -409,6 +409,7 @@ func renderDoc(all []mutate.Mutant, census map[string]map[string]bool, results [
 	var md, k, eqClean, eqFailed, mp, notRun int
 	var survivors, eqFails, mpFails []outcome
 	rows := map[string]map[string][]string{} // op -> kind:method -> cells
+	killers := map[string]map[string]bool{}  // "op kind" -> requirements failed by killed runs
 	var kinds []string
 	seenKind := map[string]bool{}
 	for _, o := range results {
@@ -457,6 +458,14 @@ func renderDoc(all []mutate.Mutant, census map[string]map[string]bool, results [
 			}
 		}
 		op := string(o.mutant.Op)
+		if cell == "killed" {
+			if killers[op+" "+kind] == nil {
+				killers[op+" "+kind] = map[string]bool{}
+			}
+			for _, id := range o.failed {
+				killers[op+" "+kind][id] = true
+			}
+		}
 		if rows[op] == nil {
 			rows[op] = map[string][]string{}
 		}
@@ -497,7 +506,10 @@ func renderDoc(all []mutate.Mutant, census map[string]map[string]bool, results [
 					parts = append(parts, fmt.Sprintf("%d %s", count[c], c))
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", op, kind, strings.Join(parts, ", "))
+			if reqs := killers[op+" "+kind]; len(reqs) > 0 {
+				parts = append(parts, "killed by "+strings.Join(sortedKeys(reqs), ", "))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", op, kind, strings.Join(parts, "; "))
 		}
 	}
 	b.WriteString("\n## Survivors\n\n")
@@ -556,4 +568,13 @@ func renderDoc(all []mutate.Mutant, census map[string]map[string]bool, results [
 
 func cellText(s string) string {
 	return strings.ReplaceAll(clip(s, 400), "|", "\\|")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
