@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak browser
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak mutants browser
 
 # Debian packages the reference web engine needs: Chromium (headless) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
@@ -78,6 +78,11 @@ SOAK_ENGINES  ?= saboteur web
 SOAK_PROFILES ?= core full
 soak: browser build
 	SOAK_RUNS=$(SOAK_RUNS) SOAK_PARALLEL=$(SOAK_PARALLEL) SOAK_ENGINES="$(SOAK_ENGINES)" SOAK_PROFILES="$(SOAK_PROFILES)" BIN=$(BIN) scripts/soak.sh
+
+# mutants: run every mutant of conformance/mutate the engines' traffic can
+# fire through the e2e-mutate proxy and rewrite docs/mutants.md.
+mutants:
+	$(GO) test -count=1 -timeout 60m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
