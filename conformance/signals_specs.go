@@ -215,6 +215,39 @@ func signalSpecs(s *suite) {
 			ss.answeredWithin(ctx, observe, t, abortBound, "engine/observe sharing the aborted signal")
 		})
 
+	// "Gets both answered" binds every request sharing the id (§7.3 rule 2:
+	// "every request sharing it sees the abort"), not the one a server's
+	// signal table happens to keep: a table keeping the first or the last
+	// registration, or a fixed number of them, answers one and lets the
+	// others run to the end of the slow page (5 s). Two and then three
+	// slow opens share one id, all in flight when the abort is written.
+	s.spec("aborting one id that two, then three, in-flight session/open requests of the slow page share gets every one of them answered within 2000 ms",
+		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			for _, n := range []int{2, 3} {
+				sig := ss.id()
+				var ids []string
+				for range n {
+					id := ss.id()
+					ss.write(id, wire.MethodOpen, ss.openParams(e.FixtureURL+slowPath, sig, 30000))
+					ids = append(ids, id)
+				}
+				ss.probe(ctx, fmt.Sprintf("while %d session/open requests sharing signal %s are in flight", n, sig))
+				for i, id := range ids {
+					if ss.answered(id) {
+						Skip(notVerified + fmt.Sprintf("session/open %d of %d of the slow page sharing signal %s was answered before a request for an unknown method: the engine does not keep the slow page in flight", i+1, n, sig))
+					}
+				}
+				t := ss.abort(sig, "")
+				for i, id := range ids {
+					ss.answeredWithin(ctx, id, t, abortBound, fmt.Sprintf("session/open %d of %d (request %s) sharing the aborted signal %s", i+1, n, id, sig))
+					e.observed("SIG-009", fmt.Sprintf("sharer %d of %d answered after the abort", i+1, n))
+				}
+			}
+			e.requireEvidence("SIG-009", "no request sharing an aborted signal was answered")
+		})
+
 	s.spec("a request reusing a forgotten signal id, after its $/abort or an attempt-scoped id after endAttempt, is a new live signal that a later $/abort aborts",
 		[]string{"SIG-010"}, func(ctx context.Context, e *Env) {
 			ss := e.session(ctx)
