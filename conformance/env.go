@@ -456,8 +456,8 @@ func (e *Env) checkSecrets(where, text string) {
 	secrets := append([]string(nil), e.secrets...)
 	e.mu.Unlock()
 	for _, s := range secrets {
-		if strings.Contains(text, s) {
-			e.violation("ERR-007", "a secret value appears in %s", where)
+		if form, ok := findLeak(text, s); ok { // raw or encoded (leaks.go)
+			e.violation("ERR-007", "a secret value appears in %s (%s)", where, form)
 		}
 	}
 }
