@@ -18,7 +18,7 @@ func TestFindLeak(t *testing.T) {
 		{"ASCII JSON", `{"m":"` + upperUnicodeEscapes(asciiJSONEscape(secret)) + `"}`, "JSON-escaped (ASCII)"},
 		{"base64 aligned", base64.StdEncoding.EncodeToString([]byte(secret)), "base64"},
 		{"base64 basic auth", "Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+secret)), "base64"},
-		{"base64url offset 1", base64.RawURLEncoding.EncodeToString([]byte("u"+secret+"tail")), "base64url"},
+		{"base64url offset 1", base64.RawURLEncoding.EncodeToString([]byte("u" + secret + "tail")), "base64url"},
 		{"percent", "https://app.test/?p=" + url.QueryEscape(secret), "percent-encoded"},
 		{"base64 inside JSON", `{"h":"` + base64.StdEncoding.EncodeToString([]byte("ab"+secret)) + `"}`, "base64"},
 	} {
