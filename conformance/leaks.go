@@ -166,31 +166,48 @@ func base64Core(enc *base64.Encoding, secret string, align int) string {
 // findLeak reports the form in which text discloses secret, if it does.
 // When text is JSON, every decoded string in it is searched too.
 func findLeak(text, secret string) (string, bool) {
+	return newLeakText(text).find(secret)
+}
+
+// leakText is a text searched for several secrets: a JSON text is decoded
+// once.
+type leakText struct {
+	raw     string
+	decoded []string // the strings of a JSON text, decoded
+}
+
+func newLeakText(text string) *leakText {
+	lt := &leakText{raw: text}
+	t := strings.TrimSpace(text)
+	var v any
+	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Unmarshal([]byte(t), &v) == nil {
+		walkStrings(v, func(s string) bool {
+			lt.decoded = append(lt.decoded, s)
+			return true
+		})
+	}
+	return lt
+}
+
+// find reports the form in which the text discloses secret, if it does.
+func (lt *leakText) find(secret string) (string, bool) {
 	if secret == "" {
 		return "", false
 	}
-	for _, f := range leakForms(secret) {
-		if strings.Contains(text, f.text) {
+	forms := leakForms(secret)
+	for _, f := range forms {
+		if strings.Contains(lt.raw, f.text) {
 			return f.name, true
 		}
 	}
-	var v any
-	if (strings.HasPrefix(strings.TrimSpace(text), "{") || strings.HasPrefix(strings.TrimSpace(text), "[")) && json.Unmarshal([]byte(text), &v) == nil {
-		found := ""
-		walkStrings(v, func(s string) bool {
-			for _, f := range leakForms(secret) {
-				if strings.Contains(s, f.text) {
-					found = f.name
-					if f.name == "raw" {
-						found = "JSON-escaped"
-					}
-					return false
+	for _, s := range lt.decoded {
+		for _, f := range forms {
+			if strings.Contains(s, f.text) {
+				if f.name == "raw" {
+					return "JSON-escaped", true // raw once decoded
 				}
+				return f.name, true
 			}
-			return true
-		})
-		if found != "" {
-			return found, true
 		}
 	}
 	return "", false
