@@ -484,9 +484,13 @@ func (e *Env) checkSecrets(where, text string) {
 	e.mu.Lock()
 	secrets := append([]string(nil), e.secrets...)
 	e.mu.Unlock()
+	if len(secrets) == 0 {
+		return
+	}
+	lt := newLeakText(text)
 	for _, s := range secrets {
-		if strings.Contains(text, s) {
-			e.violation("ERR-007", "a secret value appears in %s", where)
+		if form, ok := lt.find(s); ok { // raw or encoded (leaks.go)
+			e.violation("ERR-007", "a secret value appears in %s (%s)", where, form)
 		}
 	}
 }

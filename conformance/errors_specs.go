@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -103,4 +105,83 @@ func errorSpecs(s *suite) {
 				noteEntry("the server sent no attempt/resolveSecret for the fill of %q: the path of a value answered to attempt/resolveSecret was not exercised by this spec", "secret:<name>")
 			}
 		})
+
+	// ERR-007's catalog row is marked Fixture for its sensitive-fill
+	// canary; the env and attempt/resolveSecret canaries need no fixture
+	// screen, so this spec checks them in the core profile too (§6.1: "the
+	// engine MUST keep tokens, env values and secrets out of" engine/log;
+	// §6.6: the value "MUST NOT appear in any log line, notification or
+	// error the server writes, nor on its stderr"). The canaries carry
+	// non-ASCII, non-BMP and HTML-special characters, so that a leak
+	// through a JSON encoder (which escapes them) is still found; leaks.go
+	// says which encoded forms count as "contains" (raw, JSON-escaped,
+	// base64, percent-encoded) and why others do not.
+	//
+	//   - an E2E_SECRET_* canary in the env of lifecycle/prepare and
+	//     lifecycle/finish (a run connection) and of lifecycle/init;
+	//   - the secret scenario of the S2C specs (the form screen's password
+	//     filled with the saboteur's secret convention, which needs no
+	//     staging), its attempt/resolveSecret answered with a canary, and
+	//     the requests after it run to their end (an error quoting the
+	//     value is one of the paths);
+	//
+	// then every error, engine/log line and attempt/* notification of the
+	// run, and every stderr line of a spawned server, after the
+	// connections closed.
+	s.specNoFixture("no error, engine/log line, attempt/* notification or stderr line contains, raw or encoded, an E2E_SECRET_* env canary or a value answered to attempt/resolveSecret, without a fixture screen",
+		[]string{"ERR-007"}, func(ctx context.Context, e *Env) {
+			envCanary := fxCanary("e2e-conform-env-canary-") + canaryTail
+			e.Secret(envCanary)
+			env := map[string]string{"E2E_SECRET_CONFORMANCE_CORE_CANARY": envCanary}
+			if e.Manifest.Lists(wire.MethodPrepare) || e.Manifest.Lists(wire.MethodFinish) {
+				e.fxRunWithEnv(ctx, env)
+				e.observed("ERR-007", "env canary in lifecycle/prepare or lifecycle/finish")
+			}
+			if e.Manifest.Lists(wire.MethodInit) {
+				c, _ := e.open(ctx)
+				e.fxAttemptWithEnv(ctx, c, env)
+				e.fxEnd(ctx, c)
+				e.observed("ERR-007", "env canary in lifecycle/init")
+			}
+			secretCanary := fxCanary("e2e-conform-resolved-canary-") + canaryTail
+			e.Secret(secretCanary)
+			ss := e.session(ctx)
+			req, trigger := provokeSecret(ctx, e, ss)
+			if req != nil {
+				ss.hold = false
+				for i, h := range ss.held {
+					if h == req {
+						ss.held = append(ss.held[:i], ss.held[i+1:]...)
+						break
+					}
+				}
+				b, _ := json.Marshal(secretCanary)
+				ss.respond(req, `{"value":`+string(b)+`}`, "")
+				e.observed("ERR-007", "canary answered to attempt/resolveSecret")
+				ss.awaitTrigger(ctx, trigger)
+				ss.endAttempt(ctx)
+				ss.probe(ctx, "after the secret scenario")
+			}
+			Expect(ss.r.Close(5*time.Second)).To(Succeed(), "closing the secret scenario's connection")
+			var found []string
+			for _, v := range e.Violations("ERR-007") {
+				found = append(found, "on the wire: "+v)
+			}
+			found = append(found, fxLeaks("stderr line", e.StderrLines(), e.fxSecrets())...)
+			Expect(found).To(BeEmpty(), "after lifecycle calls whose env held an E2E_SECRET_* canary and an attempt/resolveSecret answered with a canary: want no canary, raw or encoded, in any error, engine/log line, attempt/* notification or stderr line of the run, got %d: %s",
+				len(found), strings.Join(firstFew(found, 8), "; "))
+			if e.Transport != "spawn" {
+				noteEntry("the suite reaches the server over a socket: its stderr is not visible, only errors and messages were searched")
+			}
+			if req == nil {
+				noteEntry("the server sent no attempt/resolveSecret in the suite's secret scenario: the path of a value answered to attempt/resolveSecret was not exercised")
+			}
+			e.requireEvidence("ERR-007", "no canary could be given to the engine: it lists neither lifecycle/prepare, lifecycle/finish nor lifecycle/init, and sent no attempt/resolveSecret")
+		})
 }
+
+// canaryTail ends the no-fixture ERR-007 canaries: ü (non-ASCII), 😀
+// (non-BMP), the HTML-special < & >, a quote, and characters that
+// percent-encoding escapes, so that every escaped form differs from the
+// raw one.
+const canaryTail = "-\u00fc\U0001F600<&>\"%/+="

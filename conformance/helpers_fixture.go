@@ -149,8 +149,8 @@ func fxLeaks(where string, lines, values []string) []string {
 	var out []string
 	for i, l := range lines {
 		for _, v := range values {
-			if v != "" && strings.Contains(l, v) {
-				out = append(out, fmt.Sprintf("%s %d holds a canary (%s)", where, i+1, clip(strings.ReplaceAll(l, v, "[canary]"))))
+			if form, ok := findLeak(l, v); ok { // raw or encoded (leaks.go)
+				out = append(out, fmt.Sprintf("%s %d holds a canary, %s (%s)", where, i+1, form, clip(redactForms(l, v))))
 			}
 		}
 	}

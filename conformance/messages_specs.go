@@ -197,6 +197,82 @@ func messageSpecs(s *suite) {
 				unknown(ss, string(p.Derivation), "the derivation of an attempt/resolveSecret already answered")
 			}
 		})
+
+	// "No pending request" holds in more ways than a derivation never sent
+	// (§6.6: "A derivation that matches none of its pending
+	// attempt/resolveSecret requests is answered with -32602. A derivation
+	// is forgotten once its attempt/resolveSecret is answered."):
+	//
+	//   - while a request with derivation d is pending: a derivation never
+	//     sent, and d retyped ([d], and d's JSON text as a JSON string),
+	//     which are other JSON values than d; the derivation is an opaque
+	//     value echoed verbatim (D31), so a structurally equal object with
+	//     its members in another order is left unjudged: the client never
+	//     sends one, and §6.6 does not say whether it "matches";
+	//   - d itself in the same write as the answer to its request: the
+	//     server reads the answer first, so d is forgotten by then (a
+	//     server forgetting it when the engine's call returns, not when the
+	//     answer is read, accepts it);
+	//   - d after the request behind it was answered;
+	//   - d again in a second attempt of the connection while that
+	//     attempt's request (another derivation) is pending.
+	//
+	// d itself while pending must be accepted first, or the server answers
+	// -32602 to everything and the checks prove nothing.
+	s.spec("attempt/deriveSecret gets -32602 for every derivation without a pending request: one never sent or a pending one retyped, the pending one written with its answer, after its answer, and in a later attempt while another is pending",
+		[]string{"S2C-008"}, func(ctx context.Context, e *Env) {
+			plain := fxCanary("s3cr3t-canary-derive-")
+			e.Secret(plain)
+			ss := e.session(ctx)
+			req, trigger := provokeSecret(ctx, e, ss)
+			if req == nil {
+				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
+			}
+			d := derivationOf(req)
+			if d == "" {
+				Skip(notVerified + "the server's attempt/resolveSecret carries no derivation")
+			}
+			derive := func(derivation, what string) {
+				expectUnknownDerivation(e, ss.call(ctx, ss.id(), wire.MethodDeriveSecret, deriveParams(derivation, plain)), derivation, what)
+			}
+			ok := ss.call(ctx, ss.id(), wire.MethodDeriveSecret, deriveParams(d, plain))
+			if ok.Error() != nil {
+				Skip(notVerified + fmt.Sprintf("attempt/deriveSecret with the pending request's own derivation %s got an error (S2C-005), so -32602 answers prove nothing", clip(d)))
+			}
+			var v struct{ Values []string }
+			_ = json.Unmarshal(ok.Result(), &v)
+			for _, x := range v.Values {
+				e.Secret(x)
+			}
+			derive(`{"e2e-conform":"never sent"}`, "a derivation never sent, while another is pending")
+			derive("["+d+"]", "the pending derivation wrapped in an array")
+			str, _ := json.Marshal(d)
+			derive(string(str), "the pending derivation's JSON text as a JSON string")
+			ss.hold = false
+			id := ss.respondSecretThenDerive(req, d, plain)
+			rep, err := ss.await(ctx, id, 10*time.Second)
+			Expect(err).NotTo(HaveOccurred(), "attempt/deriveSecret written with the attempt/resolveSecret answer: want -32602, got no answer within 10 s")
+			expectUnknownDerivation(e, rep.f, d, "the derivation written in the same write as, right after, its request's answer")
+			ss.awaitTrigger(ctx, trigger)
+			derive(d, "the derivation of a request already answered")
+			if !e.Manifest.Lists(wire.MethodStartAttempt) {
+				return
+			}
+			req2, trigger2 := provokeSecretAgain(ctx, e, ss)
+			if req2 == nil {
+				By("the second attempt sent no attempt/resolveSecret: the later-attempt case is not checked")
+				return
+			}
+			if d2 := derivationOf(req2); d2 != "" && d2 != d {
+				derive(d, "the first attempt's derivation while the second attempt's request (derivation "+clip(d2)+") is pending")
+			} else {
+				By("the second attempt's request carries the same derivation or none: the later-attempt case is not checked")
+			}
+			ss.hold = false
+			ss.respondSecret(req2)
+			ss.awaitTrigger(ctx, trigger2)
+			e.requireEvidence("S2C-008", "no attempt/deriveSecret without a pending request was sent")
+		})
 }
 
 // attemptScenario runs one attempt on a new raw connection: init,

@@ -314,6 +314,61 @@ func observeSpecs(s *suite) {
 			prefix("name of the long-named button", fxNode(snap, sc, fixture.TreeLongName).Name, fixture.LongName)
 		})
 
+	// The boundaries of OBS-005 on the limits screen (the tree fixture's
+	// second screen). A member within its limit is not cut: name is the
+	// accessible name and value the current input value (§5.5), and §4.8
+	// cuts only what exceeds "at most 256 / 512"; its parenthesis (a value
+	// exactly at its limit may have been cut) tells a reader that a
+	// 512-unit value may be a cut one, not that a fitting value may be cut.
+	// Each string carries é (1 unit, 2 UTF-8 bytes) and 😀 (2 units, 1 code
+	// point), so counting bytes or code points instead of UTF-16 units
+	// (§0.4, D45) shows: the exact ones end with a pair at the limit, the
+	// long value has one straddling unit 512, which a cut must not split
+	// (a split pair decodes as U+FFFD and is no prefix). Names and texts
+	// are compared whitespace-normalized (§10.3), values as they are.
+	s.spec("on the limits fixture a name of exactly 256 and a text and a value of exactly 512 UTF-16 units, ending with a surrogate pair, come back whole, and a 600-unit value is cut to a non-empty prefix of at most 512 units that splits no surrogate pair",
+		[]string{"OBS-005"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Limits
+			snap := e.fxStage(ctx, c, op, sc, "")
+			over := fieldsOverLimit(snap)
+			Expect(over).To(BeEmpty(), "field limits on the limits fixture: %s", strings.Join(firstFew(over, 10), "; "))
+			whole := func(what string, got *string, full string, normalize bool) {
+				g, w := derefStr(got), full
+				if normalize {
+					g, w = locate.Normalize(g), locate.Normalize(full)
+				}
+				Expect(got != nil && g == w).To(BeTrue(), "%s: want it whole, %d UTF-16 units (it fits its limit), got %s, %d units ending %q", what, utf16Len(full), map[bool]string{true: "it", false: "none"}[got != nil], utf16Len(derefStr(got)), tail(derefStr(got), 12))
+				e.observed("OBS-005", what+" whole at the limit")
+			}
+			whole("name of the exactly-256-unit button", fxNode(snap, sc, fixture.LimitsExactName).Name, fixture.ExactName, true)
+			whole("text of the exactly-512-unit text", fxNode(snap, sc, fixture.LimitsExactText).Text, fixture.ExactText, true)
+			whole("value of the exactly-512-unit field", fxNode(snap, sc, fixture.LimitsExactValue).Value, fixture.ExactValue, false)
+			got := fxNode(snap, sc, fixture.LimitsLongValue).Value
+			expectCutPrefix("value of the 600-unit field", got, fixture.LongValue, 512)
+			e.observed("OBS-005", "600-unit value cut to a prefix")
+		})
+
+	// selection is "selected text in the focused field" (§5.5): the limits
+	// screen focuses the 600-unit field with its whole value selected when
+	// it loads, so an engine reporting selections reports a 600-unit one,
+	// which must come cut like value. An engine that reports no selection
+	// there leaves the clause not verified.
+	s.spec("on the limits fixture the selection of the focused field whose 600-unit value is wholly selected is cut to a non-empty prefix of at most 512 UTF-16 units that splits no surrogate pair",
+		[]string{"OBS-005"}, func(ctx context.Context, e *Env) {
+			c, op, _ := e.inAttempt(ctx)
+			sc := fixture.Limits
+			snap := e.fxStage(ctx, c, op, sc, "")
+			over := fieldsOverLimit(snap)
+			Expect(over).To(BeEmpty(), "field limits on the limits fixture: %s", strings.Join(firstFew(over, 10), "; "))
+			n := fxNode(snap, sc, fixture.LimitsLongValue)
+			if n.Selection == nil {
+				Skip(notVerified + fmt.Sprintf("the engine reports no selection on the focused field whose whole 600-unit value is selected (states %s)", fxStates(n)))
+			}
+			expectCutPrefix("selection of the 600-unit field", n.Selection, fixture.LongValue, 512)
+			e.observed("OBS-005", "600-unit selection cut to a prefix")
+		})
+
 	// The password field is filled with a sensitive canary (also an
 	// ERR-007 canary) when the engine declares fill; every secure node of
 	// the observation is then checked, the password field first (it must be

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -32,16 +33,112 @@ func signalSpecs(s *suite) {
 				Skip(notVerified + fmt.Sprintf("the counter screen shows no button named %q", counterTapName))
 			}
 			before := screenText(snap)
-			aborted, cancel := context.WithCancel(ctx)
-			cancel() // the client sends the signal with aborted: true
-			start := time.Now()
-			err := c.Perform(aborted, op, btn.Ref, wire.LocatorAction{Kind: "tap"})
-			took := time.Since(start)
-			Expect(err).To(HaveOccurred(), "a tap aborted at send: want an error, got a result")
-			Expect(took).To(BeNumerically("<", abortBound), "a tap aborted at send: want an error within 2000 ms, got one after %d ms", took.Milliseconds())
-			after, err := c.Observe(ctx, op, nil)
-			Expect(err).NotTo(HaveOccurred(), "engine/observe after the aborted tap")
-			Expect(screenText(after)).To(Equal(before), "the counter screen changed after a tap aborted at send (want it unchanged)")
+			// "aborted: true" binds with and without a reason (§7.5, D24):
+			// the client sends the cause of a cancellation as the reason.
+			for _, cause := range []error{nil, engineerr.NewE2E(engineerr.CategoryTest, "TEST_TIMEOUT", "SIG-001 tap aborted at send")} {
+				what := fmt.Sprintf("a tap aborted at send (with a reason: %v)", cause != nil)
+				aborted, cancel := context.WithCancelCause(ctx)
+				cancel(cause) // the client sends the signal with aborted: true
+				start := time.Now()
+				err := c.Perform(aborted, op, btn.Ref, wire.LocatorAction{Kind: "tap"})
+				took := time.Since(start)
+				Expect(err).To(HaveOccurred(), "%s: want an error, got a result", what)
+				Expect(took).To(BeNumerically("<", abortBound), "%s: want an error within 2000 ms, got one after %d ms", what, took.Milliseconds())
+				after, err := c.Observe(ctx, op, nil)
+				Expect(err).NotTo(HaveOccurred(), "engine/observe after %s", what)
+				Expect(screenText(after)).To(Equal(before), "the counter screen changed after %s (want it unchanged)", what)
+			}
+		})
+
+	// SIG-001's catalog row names the counter fixture; the rule it rests
+	// on binds every operation method and needs none (§7.5: "any server
+	// MUST answer such a request with an error and MUST NOT act on the
+	// surface", D24). Without a fixture screen the suite watches two
+	// effects of session/open: the engine reaching the URL (a connection
+	// to a listener the suite opens for this spec alone, one per aborted
+	// request, never named anywhere else) and the snapshot's location;
+	// and the location effect of session/back, session/restart and
+	// session/reset. Each request is sent aborted at send without and with
+	// a reason. A control session/open, not aborted, of a third listener
+	// must be seen to connect (and its location to show), or that effect
+	// is not observable on this engine and stays not verified. The control
+	// comes after the aborted opens and is answered before their listeners
+	// are read, so an engine acting on them in order has acted by then.
+	s.specNoFixture("a session/open, session/back, session/restart or session/reset whose signal has aborted: true, with or without a reason, gets an error within 2000 ms and has no effect: the URL is not reached and the location does not change",
+		[]string{"SIG-001"}, func(ctx context.Context, e *Env) {
+			if !e.Manifest.Lists(wire.MethodOpen) {
+				Skip(notVerified + "the engine does not list session/open, whose effects the no-fixture check watches")
+			}
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			reasons := []string{"", reasonE2E("SIG-001 aborted at send", false)}
+			abortedOp := func(id, reason string) string {
+				sig := `{"id":` + id + `,"aborted":true}`
+				if reason != "" {
+					sig = `{"id":` + id + `,"aborted":true,"reason":` + reason + `}`
+				}
+				return fmt.Sprintf(`{"signal":%s,"timeoutMs":30000,"runId":%q,"attemptId":%q,"origin":"test"}`, sig, ss.op.RunID, ss.op.AttemptID)
+			}
+			sendAborted := func(method, rest, reason, what string) {
+				id := ss.id()
+				t := ss.write(id, method, "{"+rest+`"operation":`+abortedOp(id, reason)+"}")
+				f := ss.answeredWithin(ctx, id, t, abortBound, what)
+				Expect(f.Error()).NotTo(BeNil(), "%s: want an error, got the result %s", what, clip(string(f.Result())))
+			}
+			location := func(what string) (string, bool) {
+				if !e.Manifest.Lists(wire.MethodObserve) {
+					return "", false
+				}
+				id := ss.id()
+				snap, err := wire.DecodeSnapshot(expectResult(ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`), "engine/observe "+what))
+				Expect(err).NotTo(HaveOccurred(), "engine/observe %s: the result is no snapshot", what)
+				if snap.Location == "" {
+					return "", false
+				}
+				return snap.Location, true
+			}
+			var watched []*urlWatch
+			for _, reason := range reasons {
+				w := e.watchURL(ctx)
+				watched = append(watched, w)
+				sendAborted(wire.MethodOpen, fmt.Sprintf(`"url":%q,`, w.url), reason, fmt.Sprintf("session/open of %s aborted at send (with a reason: %v)", w.url, reason != ""))
+				if loc, ok := location("after a session/open aborted at send"); ok {
+					Expect(sameURL(loc, w.url)).To(BeFalse(), "after session/open of %s aborted at send (with a reason: %v): want the location unchanged, got that URL", w.url, reason != "")
+				}
+			}
+			control := e.watchURL(ctx)
+			id := ss.id()
+			expectResult(ss.call(ctx, id, wire.MethodOpen, ss.openParams(control.url, id, 30000)), "session/open of "+control.url+" (not aborted, the control)")
+			loc, hasLoc := location("after the control session/open")
+			locWorks := hasLoc && sameURL(loc, control.url)
+			if locWorks {
+				e.observed("SIG-001", "location unchanged after session/open aborted at send")
+			}
+			if control.connections() > 0 {
+				for i, w := range watched {
+					Expect(w.connections()).To(BeZero(), "session/open of %s aborted at send (with a reason: %v): want the URL never reached, got %d connection(s) to it", w.url, reasons[i] != "", w.connections())
+					e.observed("SIG-001", "URL of a session/open aborted at send not reached")
+				}
+			}
+			if locWorks {
+				// A second page, so that back has somewhere to go.
+				second := e.watchURL(ctx)
+				id := ss.id()
+				expectResult(ss.call(ctx, id, wire.MethodOpen, ss.openParams(second.url, id, 30000)), "session/open of "+second.url)
+				for _, m := range []string{wire.MethodBack, wire.MethodRestart, wire.MethodReset} {
+					if !e.Manifest.Lists(m) {
+						continue
+					}
+					for _, reason := range reasons {
+						what := fmt.Sprintf("%s aborted at send (with a reason: %v)", m, reason != "")
+						sendAborted(m, "", reason, what)
+						got, ok := location("after " + what)
+						Expect(ok && sameURL(got, second.url)).To(BeTrue(), "after %s: want the location still %s, got %s", what, second.url, orDefault(got, "none"))
+						e.observed("SIG-001", "location unchanged after "+m+" aborted at send")
+					}
+				}
+			}
+			e.requireEvidence("SIG-001", "the engine neither reached the control URL nor reported its location, so no effect of a session/open aborted at send could be observed")
 		})
 
 	s.spec("a request aborted at send with a reason gets that reason back as its error, code, message and data equal",
@@ -222,6 +319,39 @@ func signalSpecs(s *suite) {
 			t := ss.abort(sig, "")
 			ss.notRefused(ctx, ss.answeredWithin(ctx, open, t, abortBound, "session/open sharing the aborted signal"), "")
 			ss.answeredWithin(ctx, observe, t, abortBound, "engine/observe sharing the aborted signal")
+		})
+
+	// "Gets both answered" binds every request sharing the id (§7.3 rule 2:
+	// "every request sharing it sees the abort"), not the one a server's
+	// signal table happens to keep: a table keeping the first or the last
+	// registration, or a fixed number of them, answers one and lets the
+	// others run to the end of the slow page (5 s). Two and then three
+	// slow opens share one id, all in flight when the abort is written.
+	s.spec("aborting one id that two, then three, in-flight session/open requests of the slow page share gets every one of them answered within 2000 ms",
+		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
+			ss := e.session(ctx)
+			ss.attempt(ctx, false)
+			for _, n := range []int{2, 3} {
+				sig := ss.id()
+				var ids []string
+				for range n {
+					id := ss.id()
+					ss.write(id, wire.MethodOpen, ss.openParams(e.FixtureURL+slowPath, sig, 30000))
+					ids = append(ids, id)
+				}
+				ss.probe(ctx, fmt.Sprintf("while %d session/open requests sharing signal %s are in flight", n, sig))
+				for i, id := range ids {
+					if ss.answered(id) {
+						Skip(notVerified + fmt.Sprintf("session/open %d of %d of the slow page sharing signal %s was answered before a request for an unknown method: the engine does not keep the slow page in flight", i+1, n, sig))
+					}
+				}
+				t := ss.abort(sig, "")
+				for i, id := range ids {
+					ss.answeredWithin(ctx, id, t, abortBound, fmt.Sprintf("session/open %d of %d (request %s) sharing the aborted signal %s", i+1, n, id, sig))
+					e.observed("SIG-009", fmt.Sprintf("sharer %d of %d answered after the abort", i+1, n))
+				}
+			}
+			e.requireEvidence("SIG-009", "no request sharing an aborted signal was answered")
 		})
 
 	s.spec("a request reusing a forgotten signal id, after its $/abort or an attempt-scoped id after endAttempt, is a new live signal that a later $/abort aborts",

@@ -122,7 +122,11 @@ func (a *Attempt) ResolveSecret(ctx context.Context, name string, derive func(pl
 		defer a.c.derivations.remove(key)
 	}
 	var res wire.ResolveSecretResult
-	if err := a.c.call(ctx, wire.MethodResolveSecret, params, &res); err != nil {
+	var bind func(int64)
+	if key != "" {
+		bind = func(id int64) { a.c.derivations.bind(id, key) }
+	}
+	if err := a.c.callBound(ctx, wire.MethodResolveSecret, params, &res, bind); err != nil {
 		return "", err
 	}
 	return res.Value, nil
@@ -139,6 +143,9 @@ type derivations struct {
 	mu   sync.Mutex
 	next int64
 	fns  map[string]func(string) ([]string, error)
+	// calls maps the id of each pending resolveSecret request to its
+	// derivation's key.
+	calls map[int64]string
 }
 
 func (d *derivations) add(fn func(string) ([]string, error)) int64 {
@@ -155,6 +162,11 @@ func (d *derivations) add(fn func(string) ([]string, error)) int64 {
 func (d *derivations) remove(key string) {
 	d.mu.Lock()
 	delete(d.fns, key)
+	for id, k := range d.calls {
+		if k == key {
+			delete(d.calls, id)
+		}
+	}
 	d.mu.Unlock()
 }
 
@@ -165,6 +177,33 @@ func (d *derivations) removeRaw(raw json.RawMessage) {
 		return
 	}
 	d.remove(buf.String())
+}
+
+// bind records that request id carries derivation key.
+func (d *derivations) bind(id int64, key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.calls == nil {
+		d.calls = map[int64]string{}
+	}
+	d.calls[id] = key
+}
+
+// bound reports whether a pending request carries a derivation.
+func (d *derivations) bound() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.calls) > 0
+}
+
+// answered forgets the derivation of request id, whose response was read.
+func (d *derivations) answered(id int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if k, ok := d.calls[id]; ok {
+		delete(d.fns, k)
+		delete(d.calls, id)
+	}
 }
 
 func (d *derivations) get(raw json.RawMessage) func(string) ([]string, error) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,7 +136,7 @@ func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWrite
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	c.signals = newSignalTable(c.ctx)
 	c.stream = rpc.NewStream(rwc, rwc, rwc.Close, rpc.StreamOptions{
-		Mode: rpc.ServerMode, MaxMessageBytes: opts.MaxMessageBytes, Trace: opts.Trace,
+		Mode: rpc.ServerMode, MaxMessageBytes: opts.MaxMessageBytes, Trace: c.traceRead(opts.Trace),
 		OnFault: func(fe *rpc.FrameError) { c.log.Warn("malformed input", "kind", fe.Kind, "error", fe.Error()) },
 	})
 	c.mu.Lock() // Handle waits until c.rpc is set
@@ -320,6 +321,36 @@ func (c *conn) engineLog(line string) {
 // call sends a server-to-client request (attempt/resolveSecret) with ids
 // 1, 2, 3, … and decodes its result or error.
 func (c *conn) call(ctx context.Context, method string, params any, result any) error {
+	return c.callBound(ctx, method, params, result, nil)
+}
+
+// traceRead wraps the stream's trace: a response to one of the server's
+// attempt/resolveSecret requests forgets that request's derivation as it is
+// read, before the next message is read, so that an attempt/deriveSecret
+// written right after the answer finds it forgotten (spec §6.6: "A
+// derivation is forgotten once its attempt/resolveSecret is answered").
+func (c *conn) traceRead(trace func(rpc.Direction, []byte)) func(rpc.Direction, []byte) {
+	return func(dir rpc.Direction, content []byte) {
+		if dir == rpc.Received && c.derivations.bound() {
+			var m struct {
+				ID     json.RawMessage  `json:"id"`
+				Method *json.RawMessage `json:"method"`
+			}
+			if json.Unmarshal(content, &m) == nil && m.Method == nil && len(m.ID) > 0 {
+				if n, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
+					c.derivations.answered(n)
+				}
+			}
+		}
+		if trace != nil {
+			trace(dir, content)
+		}
+	}
+}
+
+// callBound is call; bind, when not nil, learns the request id before the
+// request is written.
+func (c *conn) callBound(ctx context.Context, method string, params any, result any, bind func(id int64)) error {
 	c.noteMu.Lock()
 	ready := c.initialized
 	c.noteMu.Unlock()
@@ -327,6 +358,9 @@ func (c *conn) call(ctx context.Context, method string, params any, result any) 
 		return engineerr.New(engineerr.InvalidState, "%s before the client sent initialized", method)
 	}
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	if bind != nil {
+		bind(int64(id.Num))
+	}
 	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return engineerr.New(engineerr.EngineFailure, "sending %s: %v", method, err)

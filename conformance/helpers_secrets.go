@@ -1,0 +1,146 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// Helpers of the S2C-008 specs: attempt/deriveSecret sent by the suite at
+// the moments "no pending request" can hold.
+
+// derivationOf returns the derivation a held attempt/resolveSecret
+// carries, compact, or "" when it carries none.
+func derivationOf(req *Frame) string {
+	var p struct {
+		Derivation json.RawMessage `json:"derivation"`
+	}
+	_ = json.Unmarshal(req.Msg["params"], &p)
+	if len(p.Derivation) == 0 || string(p.Derivation) == "null" {
+		return ""
+	}
+	return compactJSON(p.Derivation)
+}
+
+// compactJSON is raw without insignificant whitespace (raw itself when it
+// is not JSON).
+func compactJSON(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// deriveParams are attempt/deriveSecret params for derivation and
+// plaintext.
+func deriveParams(derivation, plaintext string) string {
+	b, _ := json.Marshal(plaintext)
+	return `{"derivation":` + derivation + `,"plaintext":` + string(b) + `}`
+}
+
+// respondSecretThenDerive answers the held attempt/resolveSecret req with a
+// canary value and, in the same write, sends attempt/deriveSecret with
+// derivation: the boundary right after the answer. It returns the
+// deriveSecret request's id.
+func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext string) string {
+	for i, h := range s.held {
+		if h == req {
+			s.held = append(s.held[:i], s.held[i+1:]...)
+			break
+		}
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(req.Msg["params"], &p)
+	v := "s3cr3t-canary-" + p.Name
+	s.e.Secret(v)
+	b, _ := json.Marshal(v)
+	answer := `{"jsonrpc":"2.0","id":` + string(req.Msg["id"]) + `,"result":{"value":` + string(b) + `}}`
+	id := s.id()
+	s.sent[id] = wire.MethodDeriveSecret
+	derive := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + wire.MethodDeriveSecret + `","params":` + deriveParams(derivation, plaintext) + `}`
+	Expect(s.r.Write(append(Framed(answer), Framed(derive)...))).To(Succeed(), "writing the attempt/resolveSecret answer and an attempt/deriveSecret in one write")
+	return id
+}
+
+// provokeSecretAgain provokes an attempt/resolveSecret in a new attempt on
+// a session whose previous attempt provokeSecret ran: endAttempt (when
+// listed), startAttempt, session/open of the form screen, engine/observe
+// and the secret fill, as provokeSecret does them. It returns the held
+// request (nil when none came) and the id of the request pending behind it.
+func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, string) {
+	ss.hold = true
+	ss.endAttempt(ctx)
+	step := func(id, method, params string) (*Frame, string) {
+		if params != "" {
+			ss.write(id, method, params)
+		}
+		for !ss.answered(id) && len(ss.held) == 0 {
+			_, err := ss.next(ctx)
+			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
+		}
+		switch {
+		case len(ss.held) == 0:
+			return nil, ""
+		case ss.answered(id):
+			return ss.held[0], ""
+		}
+		return ss.held[0], id
+	}
+	id := ss.id()
+	params := ss.startParams(false, id)
+	if e.Manifest.Lists(wire.MethodStartAttempt) {
+		if f, t := step(id, wire.MethodStartAttempt, params); f != nil {
+			return f, t
+		}
+	}
+	if e.Manifest.Lists(wire.MethodOpen) {
+		id := ss.id()
+		if f, t := step(id, wire.MethodOpen, ss.openParams(e.FixtureURL+secretPath, id, 30000)); f != nil {
+			return f, t
+		}
+	}
+	if e.Manifest.Lists(wire.MethodObserve) {
+		id := ss.id()
+		if f, t := step(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`); f != nil {
+			return f, t
+		}
+		if fill, ok := ss.fillSecret(id); ok {
+			if f, t := step(fill, "engine/perform fill of the password field", ""); f != nil {
+				return f, t
+			}
+		}
+	}
+	return nil, ""
+}
+
+// awaitTrigger waits for the request that was pending behind an answered
+// attempt/resolveSecret.
+func (s *session) awaitTrigger(ctx context.Context, trigger string) {
+	if trigger == "" {
+		return
+	}
+	_, err := s.await(ctx, trigger, 10*time.Second)
+	Expect(err).NotTo(HaveOccurred(), "request %s, pending during attempt/resolveSecret: want an answer once the secret was answered, got none within 10 s", trigger)
+}
+
+// expectUnknownDerivation checks that the attempt/deriveSecret answered in
+// f got -32602, and records it (S2C-008).
+func expectUnknownDerivation(e *Env, f *Frame, derivation, what string) {
+	if eo := f.Error(); eo == nil || eo.Code != wire.CodeInvalidParams {
+		got := "a result " + clip(string(f.Result()))
+		if eo != nil {
+			got = fmt.Sprintf("error %d %q", eo.Code, eo.Message)
+		}
+		failf("attempt/deriveSecret with %s (derivation %s): want -32602, got %s", what, clip(derivation), got)
+	}
+	e.observed("S2C-008", what)
+}
