@@ -341,16 +341,27 @@ func (m *Messages) All() []string {
 // checked like a Raw connection's.
 func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, error) {
 	msgs := &Messages{}
+	pending := &requestMethods{methods: map[string]string{}}
 	m := e.Manifest
 	cc := client.ConnConfig{
 		Transport: e.tr, Context: transport.Context{Role: role, Env: e.cfg.Env, Cwd: e.cwd},
 		Manifest: &m, ClientInfo: wire.ClientInfo{Name: "e2e-conform"}, Schemas: e.Schemas,
 		Trace: func(dir rpc.Direction, content []byte) {
 			e.recordFrame(dir, content)
+			if dir == rpc.Sent {
+				pending.sent(content)
+			}
 			if dir == rpc.Received {
 				f := &Frame{Content: content}
 				_ = json.Unmarshal(content, &f.Msg)
 				e.checkServerMessage(f)
+				// Results on client connections are validated like raw
+				// ones (WIRE-012, WIRE-013): the client library decodes
+				// leniently, and a void method answering {} or an
+				// observation without viewport must not pass unseen.
+				if method, ok := pending.answered(f); ok && f.Error() == nil && wire.IsEngineMethod(method) {
+					e.checkResult(method, f.Result())
+				}
 				if f.Msg == nil && len(content) > 0 && content[0] == '[' {
 					e.checkBatch(content)
 				}
@@ -682,4 +693,41 @@ func (e *Env) checkBatch(content []byte) {
 			e.violation("WIRE-008", "the response with id %s came inside a batch, which §1.4 forbids (\"Batches MUST NOT be sent\"): %s", orDefault(string(m["id"]), "(none)"), clip(string(content)))
 		}
 	}
+}
+
+// requestMethods maps the ids of a client connection's pending requests to
+// their methods, so that responses can be validated against the method's
+// result schema.
+type requestMethods struct {
+	mu      sync.Mutex
+	methods map[string]string
+}
+
+// sent notes a request the client wrote.
+func (r *requestMethods) sent(content []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(content, &m) != nil || len(m.ID) == 0 || m.Method == "" {
+		return
+	}
+	r.mu.Lock()
+	if len(r.methods) < 4096 {
+		r.methods[string(m.ID)] = m.Method
+	}
+	r.mu.Unlock()
+}
+
+// answered returns the method of the request response f answers, and
+// forgets it.
+func (r *requestMethods) answered(f *Frame) (string, bool) {
+	if !f.IsResponse() {
+		return "", false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	method, ok := r.methods[f.ID()]
+	delete(r.methods, f.ID())
+	return method, ok
 }

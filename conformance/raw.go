@@ -130,8 +130,11 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 			return nil, fmt.Errorf("header line %q is not Name: value", clip(line))
 		}
 		value = strings.TrimSpace(value)
-		switch name {
-		case "Content-Length":
+		// Field names are matched without regard to letter case: §1.1 says
+		// receivers SHOULD, the toolkit's do, and a server writing
+		// "content-length" writes the Content-Length field.
+		switch {
+		case strings.EqualFold(name, "Content-Length"):
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 || strings.HasPrefix(value, "+") {
 				r.env.violation("WIRE-001", "Content-Length %q is not a decimal integer", value)
@@ -144,8 +147,10 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 				return nil, fmt.Errorf("conflicting Content-Length fields %d and %d", length, n)
 			}
 			length = n
-		case "Content-Type":
-			if !strings.Contains(strings.ToLower(strings.ReplaceAll(value, " ", "")), "charset=utf-8") {
+		case strings.EqualFold(name, "Content-Type"):
+			// §1.1: "a receiver accepts utf-8 and utf8 in any letter case".
+			cs := strings.ToLower(strings.NewReplacer(" ", "", "\t", "", `"`, "").Replace(value))
+			if !strings.Contains(cs, "charset=utf-8") && !strings.Contains(cs, "charset=utf8") {
 				r.env.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
 			}
 		default:

@@ -48,7 +48,6 @@ var knownFalseFailures = []struct {
 	finding        string
 }{
 	{"reorder@response", "saboteur", true, "intermittent (about 1 run in 3): KEY-004 times out, keyboard/press \"Shift+a\" unanswered until the suite's $/abort 10 s later, although the proxy holds a response back at most 200 ms; a timing-dependent hang in the saboteur's keyboard/press or the suite's keys spec, not yet located"},
-	{"header-case@frame", "", false, "conformance/raw.go readFrame matches the header name \"Content-Length\" case-sensitively: a frame with \"content-length\" is recorded as a WIRE-002 violation and read as a header without Content-Length, so the connection ends and LIFE-001 fails (§1.1: receivers SHOULD match field names without regard to letter case, \"the toolkit's receivers do\")"},
 }
 
 func knownFalse(id, engine string) (string, bool) {
