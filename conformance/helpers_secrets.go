@@ -74,52 +74,12 @@ func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext stri
 // provokeSecretAgain provokes an attempt/resolveSecret in a new attempt on
 // a session whose previous attempt provokeSecret ran: endAttempt (when
 // listed), startAttempt, session/open of the form screen, engine/observe
-// and the secret fill, as provokeSecret does them. It returns the held
+// the secret fill and endAttempt, as provokeSecret does them. It returns the held
 // request (nil when none came) and the id of the request pending behind it.
 func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, string) {
 	ss.hold = true
 	ss.endAttempt(ctx)
-	step := func(id, method, params string) (*Frame, string) {
-		if params != "" {
-			ss.write(id, method, params)
-		}
-		for !ss.answered(id) && len(ss.held) == 0 {
-			_, err := ss.next(ctx)
-			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
-		}
-		switch {
-		case len(ss.held) == 0:
-			return nil, ""
-		case ss.answered(id):
-			return ss.held[0], ""
-		}
-		return ss.held[0], id
-	}
-	id := ss.id()
-	params := ss.startParams(false, id)
-	if e.Manifest.Lists(wire.MethodStartAttempt) {
-		if f, t := step(id, wire.MethodStartAttempt, params); f != nil {
-			return f, t
-		}
-	}
-	if e.Manifest.Lists(wire.MethodOpen) {
-		id := ss.id()
-		if f, t := step(id, wire.MethodOpen, ss.openParams(e.FixtureURL+secretPath, id, 30000)); f != nil {
-			return f, t
-		}
-	}
-	if e.Manifest.Lists(wire.MethodObserve) {
-		id := ss.id()
-		if f, t := step(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`); f != nil {
-			return f, t
-		}
-		if fill, ok := ss.fillSecret(id); ok {
-			if f, t := step(fill, "engine/perform fill of the password field", ""); f != nil {
-				return f, t
-			}
-		}
-	}
-	return nil, ""
+	return ss.secretScenario(ctx, e, false)
 }
 
 // awaitTrigger waits for the request that was pending behind an answered

@@ -328,50 +328,58 @@ func attemptScenario(ctx context.Context, e *Env, screens bool) *session {
 // runs the same steps first (S2C-001), so that an engine asking for a
 // secret in them has done so during the run and S2C-005..008 apply.
 func provokeSecret(ctx context.Context, e *Env, ss *session) (*Frame, string) {
-	ss.hold = true
+	return ss.secretScenario(ctx, e, true)
+}
+
+// secretScenario runs the secret scenario's steps on s, holding server
+// requests: lifecycle/init (when withInit and listed), startAttempt,
+// session/open of the form screen, engine/observe, the secret fill, and
+// endAttempt, those listed, each until it is answered or a request arrives.
+func (s *session) secretScenario(ctx context.Context, e *Env, withInit bool) (*Frame, string) {
+	s.hold = true
 	// step writes a request (none when params is "", the request already
 	// written) and reads until it is answered or a secret is requested.
 	step := func(id, method, params string) (*Frame, string) {
 		if params != "" {
-			ss.write(id, method, params)
+			s.write(id, method, params)
 		}
-		for !ss.answered(id) && len(ss.held) == 0 {
-			_, err := ss.next(ctx)
+		for !s.answered(id) && len(s.held) == 0 {
+			_, err := s.next(ctx)
 			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
 		}
-		if len(ss.held) == 0 {
+		if len(s.held) == 0 {
 			return nil, ""
 		}
-		if ss.answered(id) {
-			return ss.held[0], ""
+		if s.answered(id) {
+			return s.held[0], ""
 		}
-		return ss.held[0], id
+		return s.held[0], id
 	}
-	if e.Manifest.Lists(wire.MethodInit) {
-		id := ss.id()
-		if f, t := step(id, wire.MethodInit, ss.initParams(id)); f != nil {
+	if withInit && e.Manifest.Lists(wire.MethodInit) {
+		id := s.id()
+		if f, t := step(id, wire.MethodInit, s.initParams(id)); f != nil {
 			return f, t
 		}
 	}
-	id := ss.id()
-	params := ss.startParams(false, id)
+	id := s.id()
+	params := s.startParams(false, id)
 	if e.Manifest.Lists(wire.MethodStartAttempt) {
 		if f, t := step(id, wire.MethodStartAttempt, params); f != nil {
 			return f, t
 		}
 	}
 	if e.Manifest.Lists(wire.MethodOpen) {
-		id := ss.id()
-		if f, t := step(id, wire.MethodOpen, ss.openParams(e.FixtureURL+secretPath, id, 30000)); f != nil {
+		id := s.id()
+		if f, t := step(id, wire.MethodOpen, s.openParams(e.FixtureURL+secretPath, id, 30000)); f != nil {
 			return f, t
 		}
 	}
 	if e.Manifest.Lists(wire.MethodObserve) {
-		id := ss.id()
-		if f, t := step(id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`); f != nil {
+		id := s.id()
+		if f, t := step(id, wire.MethodObserve, `{"operation":`+s.operation(id, 30000)+`}`); f != nil {
 			return f, t
 		}
-		if fill, ok := ss.fillSecret(id); ok {
+		if fill, ok := s.fillSecret(id); ok {
 			if f, t := step(fill, "engine/perform fill of the password field", ""); f != nil {
 				return f, t
 			}
@@ -384,8 +392,8 @@ func provokeSecret(ctx context.Context, e *Env, ss *session) (*Frame, string) {
 	// guess: what arrives after the endAttempt response is outside the
 	// window (S2C-001 reports it).
 	if e.Manifest.Lists(wire.MethodEndAttempt) {
-		id := ss.id()
-		ss.endID = id
+		id := s.id()
+		s.endID = id
 		if f, t := step(id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`); f != nil {
 			return f, t
 		}
