@@ -141,6 +141,9 @@ type session struct {
 	// sent), an attempt-scoped id.
 	startSig string
 	op       client.Op
+	// slowAccepted: a control open of the slow page got null in this
+	// session, so the engine does not refuse it (refusesSlowPage).
+	slowAccepted bool
 }
 
 // session opens a raw connection, runs the handshake and returns it as a
@@ -429,6 +432,9 @@ func (s *session) skipNotSlow(id string) {
 // rule), never failed. Which of the two answers the engine wrote first
 // then does not matter: the control does not race anything.
 func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
+	if s.slowAccepted {
+		return // a control open of this session already loaded the slow page
+	}
 	id := s.id()
 	s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+slowPath, id, 30000))
 	rep, err := s.await(ctx, id, fixture.SlowDelay+5*time.Second)
@@ -438,6 +444,9 @@ func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
 	}
 	if c := rep.f.Error(); c != nil && c.Code == eo.Code && dataOf(c).Type == dataOf(eo).Type && dataOf(c).Code == dataOf(eo).Code {
 		stagingRefused(s.e.FixtureURL+slowPath, c)
+	}
+	if rep.f.Error() == nil {
+		s.slowAccepted = true
 	}
 }
 
