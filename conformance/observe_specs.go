@@ -289,19 +289,7 @@ func observeSpecs(s *suite) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Tree
 			snap := e.fxStage(ctx, c, op, sc, "")
-			var over []string
-			snap.Root.Walk(func(n *wire.SemanticNode) bool {
-				for _, f := range []struct {
-					member string
-					v      *string
-					limit  int
-				}{{"name", n.Name, 256}, {"text", n.Text, 512}, {"value", n.Value, 512}, {"selection", n.Selection, 512}} {
-					if f.v != nil && utf16Len(*f.v) > f.limit {
-						over = append(over, fmt.Sprintf("node %s (test id %s): %s has %d UTF-16 units, more than %d", n.Ref.ID, fxText(n.TestID), f.member, utf16Len(*f.v), f.limit))
-					}
-				}
-				return true
-			})
+			over := fieldsOverLimit(snap)
 			Expect(over).To(BeEmpty(), "field limits on the tree fixture: %s", strings.Join(firstFew(over, 10), "; "))
 			prefix := func(what string, got *string, full string) {
 				Expect(got).NotTo(BeNil(), "%s: want it cut to a prefix of the fixture's %d-unit text, got none", what, utf16Len(full))
