@@ -80,9 +80,11 @@ soak: browser build
 	SOAK_RUNS=$(SOAK_RUNS) SOAK_PARALLEL=$(SOAK_PARALLEL) SOAK_ENGINES="$(SOAK_ENGINES)" SOAK_PROFILES="$(SOAK_PROFILES)" BIN=$(BIN) scripts/soak.sh
 
 # mutants: run every mutant of conformance/mutate the engines' traffic can
-# fire through the e2e-mutate proxy and rewrite docs/mutants.md.
+# fire through the e2e-mutate proxy and rewrite docs/mutants.md
+# (MUTANTS_BUDGET=90m stops starting runs after 90 minutes; 0: no limit).
+MUTANTS_BUDGET ?= 0
 mutants:
-	$(GO) test -count=1 -timeout 60m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants
+	$(GO) test -count=1 -timeout 240m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants -mutants-budget=$(MUTANTS_BUDGET)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...

@@ -31,6 +31,9 @@ type suite struct {
 	env *Env
 	// discovery is why the engine could not be reached, if it could not.
 	discovery error
+	// stoppedBy is the text of the spec that failed a MUST requirement
+	// first, when Config.FailFast stops the run there.
+	stoppedBy string
 }
 
 // spec registers one spec checking the requirements ids. The body runs only
@@ -76,6 +79,9 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		if fixture && s.cfg.profile() == ProfileCore {
 			Skip("not selected: the core profile checks no fixture requirement")
 		}
+		if s.stoppedBy != "" {
+			Skip(notVerified + fmt.Sprintf("not run: the run stopped at its first MUST failure (fail-fast), the spec %q", s.stoppedBy))
+		}
 		s.provoke(ctx, ids)
 		s.gate(ids)
 		s.env.beginSpec(ids)
@@ -86,10 +92,23 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 			}
 			if CurrentSpecReport().Failed() {
 				AddReportEntry("last frames", s.env.LastFrames())
+				if s.cfg.FailFast && checksMust(ids) {
+					s.stoppedBy = text
+				}
 			}
 		})
 		body(ctx, s.env)
 	})
+}
+
+// checksMust reports whether any of ids is a MUST requirement.
+func checksMust(ids []string) bool {
+	for _, id := range ids {
+		if r, ok := catalog.Lookup(id); ok && r.Level == catalog.Must {
+			return true
+		}
+	}
+	return false
 }
 
 // provoke gives the engine, once per run, the chance to send what the

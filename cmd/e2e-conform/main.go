@@ -63,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	listJSON := false
 	fs.DurationVar(&cfg.SpecTimeout, "timeout", 30*time.Second, "budget of each spec")
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
+	fs.BoolVar(&cfg.FailFast, "fail-fast", false, "stop after the first spec that fails a MUST requirement (the rest report not verified)")
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
 	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")

@@ -310,7 +310,9 @@ func runMutant(t *testing.T, dir string, e engine, m mutate.Mutant, census bool)
 		// A mutant that stalls fails its spec; the budget stays above the
 		// slowest healthy spec on a loaded machine (SIG-005 waits out the
 		// 5 s slow page), so no spec fails by the budget alone.
-		args = append(args, "--timeout", "20s")
+		// --fail-fast: a killed mutant needs one MUST failure, and a
+		// broken stream would otherwise cost every later spec its budget.
+		args = append(args, "--timeout", "20s", "--fail-fast")
 	}
 	cmd := exec.Command(filepath.Join(dir, "e2e-conform"), args...)
 	began := time.Now()
@@ -407,7 +409,8 @@ func renderDoc(all []mutate.Mutant, census map[string]map[string]bool, results [
 	b.WriteString("Each mutant is one mutation the proxy `e2e-mutate` applies to what an engine sends (client traffic is never changed),\n")
 	b.WriteString("once per run unless marked every-frame; the suite (full profile against the saboteur, core profile against the\n")
 	b.WriteString("example engine) runs through the proxy. A must-detect mutant is killed when the suite fails a requirement\n")
-	b.WriteString("(and exits non-zero for a MUST rule). By-schema mutants are classified by validating the mutated message.\n\n")
+	b.WriteString("(and exits non-zero for a MUST rule). By-schema mutants are classified by validating the mutated message.\n")
+	b.WriteString("Mutant runs use `--fail-fast`, so a killed mutant names the requirement of the first spec that failed a MUST.\n\n")
 	var md, k, eqClean, eqFailed, mp, notRun int
 	var survivors, eqFails, mpFails []outcome
 	rows := map[string]map[string][]string{} // op -> kind:method -> cells

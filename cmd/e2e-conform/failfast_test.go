@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/e2e-conform/toolkit/conformance"
+)
+
+// failFast runs e2e-conform --fail-fast against the saboteur with fault
+// and returns the exit code and the report.
+func failFast(t *testing.T, fault string, only string) (int, conformance.Result) {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "report.json")
+	spawn := filepath.Join(bins(t), "saboteur")
+	if fault != "" {
+		spawn += " --fault " + fault
+	}
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", spawn, "--profile", "full", "--only", only, "--fail-fast", "--json", report)
+	out, _ := cmd.CombinedOutput()
+	var res conformance.Result
+	data, err := os.ReadFile(report)
+	if err == nil {
+		err = json.Unmarshal(data, &res)
+	}
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, out)
+	}
+	return cmd.ProcessState.ExitCode(), res
+}
+
+func TestFailFastStopsAtTheFirstMustFailure(t *testing.T) {
+	// ignore-abort fails SIG-003 (MUST); every SIG spec after it is not run.
+	code, res := failFast(t, "ignore-abort", "SIG")
+	if code != conformance.ExitNonConformant {
+		t.Fatalf("exit %d, want %d", code, conformance.ExitNonConformant)
+	}
+	var failed, notRun int
+	for _, s := range res.Specs {
+		switch {
+		case s.Status == conformance.Failed:
+			failed++
+		case s.Status == conformance.NotVerified && strings.HasPrefix(s.Message, "not run: the run stopped at its first MUST failure"):
+			notRun++
+		case s.Status == conformance.Passed && failed > 0:
+			t.Errorf("the spec %q ran after the first failure", s.Text)
+		}
+	}
+	if failed != 1 || notRun == 0 {
+		t.Errorf("%d specs failed and %d were not run; want 1 and some", failed, notRun)
+	}
+}
+
+func TestFailFastGoesOnAfterAShouldFailure(t *testing.T) {
+	// observe-side-effect fails only OBS-013, a SHOULD: a warning does not
+	// stop the run, so the MUST specs after it (LOC, in catalog order) run.
+	code, res := failFast(t, "observe-side-effect", "OBS-013,LOC-001")
+	if code != conformance.ExitConformant {
+		t.Fatalf("exit %d, want %d (a SHOULD failure only warns)", code, conformance.ExitConformant)
+	}
+	shouldFailed, passedAfter := false, false
+	for _, s := range res.Specs {
+		if strings.HasPrefix(s.Message, "not run:") {
+			t.Errorf("the spec %q was not run after a SHOULD failure", s.Text)
+		}
+		shouldFailed = shouldFailed || s.Status == conformance.Failed
+		passedAfter = passedAfter || shouldFailed && s.Status == conformance.Passed
+	}
+	if !shouldFailed || !passedAfter {
+		t.Errorf("OBS-013 failed: %v, a spec passed after it: %v; want both", shouldFailed, passedAfter)
+	}
+}
