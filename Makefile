@@ -84,7 +84,7 @@ soak: browser build
 # (MUTANTS_BUDGET=90m stops starting runs after 90 minutes; 0: no limit).
 MUTANTS_BUDGET ?= 0
 mutants:
-	$(GO) test -count=1 -timeout 240m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants -mutants-budget=$(MUTANTS_BUDGET)
+	$(GO) test -v -count=1 -timeout 240m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants -mutants-budget=$(MUTANTS_BUDGET)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...

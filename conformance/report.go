@@ -264,6 +264,9 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, cfg.profile())
 	default:
 		res.Verdict, res.ExitCode = "conformant", ExitConformant
+		if n := res.Counts[NotSelected]; n > 0 {
+			res.Reason = fmt.Sprintf("for the selection only: %d requirement(s) not selected", n)
+		}
 	}
 	return res
 }
@@ -283,7 +286,7 @@ func mayStayUnverified() map[string]string {
 // applicable / not verified; every failure with its requirement, statement,
 // what went wrong and the last frames; the verdict.
 func (r *Result) WriteSummary(w io.Writer) {
-	type counts struct{ p, f, na, nv int }
+	type counts struct{ p, f, na, nv, ns int }
 	per := map[string]*counts{}
 	var order []string
 	for _, rr := range r.Requirements {
@@ -300,6 +303,8 @@ func (r *Result) WriteSummary(w io.Writer) {
 			c.f++
 		case NotApplicable:
 			c.na++
+		case NotSelected:
+			c.ns++
 		default:
 			c.nv++
 		}
@@ -308,10 +313,10 @@ func (r *Result) WriteSummary(w io.Writer) {
 	if r.Manifest != nil {
 		fmt.Fprintf(w, "engine %s %s, platform %q, %d methods\n", r.Manifest.Name, r.Manifest.Version, r.Manifest.Platform, len(r.Manifest.Methods))
 	}
-	fmt.Fprintf(w, "%-6s %7s %7s %15s %13s\n", "area", "passed", "failed", "not applicable", "not verified")
+	fmt.Fprintf(w, "%-6s %7s %7s %15s %13s %13s\n", "area", "passed", "failed", "not applicable", "not verified", "not selected")
 	for _, a := range order {
 		c := per[a]
-		fmt.Fprintf(w, "%-6s %7d %7d %15d %13d\n", a, c.p, c.f, c.na, c.nv)
+		fmt.Fprintf(w, "%-6s %7d %7d %15d %13d %13d\n", a, c.p, c.f, c.na, c.nv, c.ns)
 	}
 	failures := 0
 	for _, rr := range r.Requirements {
@@ -330,8 +335,8 @@ func (r *Result) WriteSummary(w io.Writer) {
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)
 	}
-	fmt.Fprintf(w, "\n%d passed, %d failed, %d not applicable, %d not verified\n",
-		r.Counts[Passed], r.Counts[Failed], r.Counts[NotApplicable], r.Counts[NotVerified]+r.Counts[NotSelected])
+	fmt.Fprintf(w, "\n%d passed, %d failed, %d not applicable, %d not verified, %d not selected\n",
+		r.Counts[Passed], r.Counts[Failed], r.Counts[NotApplicable], r.Counts[NotVerified], r.Counts[NotSelected])
 	fmt.Fprintf(w, "verdict: %s", r.Verdict)
 	if r.Reason != "" {
 		fmt.Fprintf(w, " (%s)", r.Reason)

@@ -52,21 +52,82 @@ func Run(cfg Config) (*Result, error) {
 	rc.NoColor = true
 	rc.SilenceSkips = true
 	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
+	if s.env != nil {
+		s.env.close() // again: a run cut by its timeout skips AfterAll
+	}
 	var harness error
 	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType == types.NodeTypeBeforeAll && sr.Failed() {
 			harness = errors.New(sr.Failure.Message)
 		}
 	}
-	res := summarize(cfg, s.env, specsFrom(report), harness)
+	specs := specsFrom(report)
+	why := interruption(report, cfg)
+	if why != "" {
+		markInterrupted(report, specs, sc.LabelFilter, why)
+	}
+	res := summarize(cfg, s.env, specs, harness)
 	if s.discovery != nil && harness == nil {
 		res.markUnreachable(s.discovery, s.env)
+	}
+	if why != "" && harness == nil {
+		res.markIncomplete(why)
 	}
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
 		res.WriteSummary(cfg.Out)
 	}
 	return &res, nil
+}
+
+// interruption says why the run ended before its last spec (a signal, the
+// run timeout), or "" when it ran to its end.
+func interruption(report types.Report, cfg Config) string {
+	for _, r := range report.SpecialSuiteFailureReasons {
+		switch {
+		case strings.Contains(r, "Interrupted"):
+			return "the run was interrupted by a signal (SIGINT or SIGTERM) before its last spec"
+		case strings.Contains(r, "Timeout"):
+			return fmt.Sprintf("the run timeout (%s) elapsed before its last spec", cfg.runTimeout())
+		}
+	}
+	return ""
+}
+
+// markInterrupted turns what an interruption did to the specs into what it
+// means: the spec it cut off checked nothing to the end (not verified, not
+// failed: the engine did nothing wrong), and the selected specs it kept
+// from running are not verified, not "not selected". specs holds one
+// result per It node of report, in order.
+func markInterrupted(report types.Report, specs []SpecResult, filter, why string) {
+	selected := func([]string) bool { return true }
+	if f, err := types.ParseLabelFilter(filter); err == nil && filter != "" {
+		selected = f
+	}
+	i := 0
+	for _, sr := range report.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		sp := &specs[i]
+		i++
+		switch {
+		case sr.State == types.SpecStateInterrupted,
+			sr.State == types.SpecStateTimedout && strings.Contains(sr.Failure.Message, "suite timeout"):
+			sp.Status, sp.Message = NotVerified, "interrupted: "+why
+		case sp.Status == NotSelected && sp.Message == "" && selected(sr.Labels()):
+			sp.Status, sp.Message = NotVerified, "not run: "+why
+		}
+	}
+}
+
+// markIncomplete makes an interrupted run incomplete (exit 3): the report
+// holds what it saw, failures included, but the run did not end.
+func (r *Result) markIncomplete(why string) {
+	if r.Counts[Failed] > 0 {
+		why += fmt.Sprintf("; %d requirement(s) had failed by then", r.Counts[Failed])
+	}
+	r.Verdict, r.ExitCode, r.Reason = "incomplete", ExitIncomplete, why
 }
 
 // markUnreachable records an engine that could not be initialized: LIFE-001
@@ -122,6 +183,9 @@ type Listing struct {
 	Text         string   `json:"text"`
 	Requirements []string `json:"requirements"`
 	Labels       []string `json:"labels"`
+	// Fixture marks a spec that stages fixture screens: only the full
+	// profile runs it.
+	Fixture bool `json:"fixture,omitempty"`
 }
 
 // List returns the suite's specs without running them (a ginkgo dry run).
@@ -137,7 +201,11 @@ func List(cfg Config) ([]Listing, error) {
 	ReportAfterSuite("e2e-conform", func(r Report) { report = r })
 	sc, rc := GinkgoConfiguration()
 	sc.DryRun = true
-	sc.LabelFilter = labelFilter(cfg)
+	// Every profile lists the fixture specs too (labelled "fixture"): a
+	// core listing says what the full profile adds.
+	full := cfg
+	full.Profile = ProfileFull
+	sc.LabelFilter = labelFilter(full)
 	sc.OutputInterceptorMode = "none"
 	rc.Succinct, rc.NoColor, rc.SilenceSkips = true, true, true
 	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
@@ -146,7 +214,7 @@ func List(cfg Config) ([]Listing, error) {
 		if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStateSkipped {
 			continue
 		}
-		l := Listing{Text: sr.LeafNodeText, Labels: sr.Labels()}
+		l := Listing{Text: sr.LeafNodeText, Labels: sr.Labels(), Fixture: contains(sr.Labels(), "fixture")}
 		for _, lb := range sr.Labels() {
 			if len(lb) > 4 && strings.Contains(lb, "-") {
 				l.Requirements = append(l.Requirements, lb)

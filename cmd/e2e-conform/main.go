@@ -101,6 +101,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return conformance.ExitUsage
 	}
 	if *list {
+		if *jsonPath != "" {
+			f, err := os.Create(*jsonPath)
+			if err != nil {
+				fmt.Fprintf(stderr, "e2e-conform: --json: %v\n", err)
+				return conformance.ExitUsage
+			}
+			code := doList(cfg, true, f, stderr)
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(stderr, "e2e-conform: --json: %v\n", err)
+				return conformance.ExitHarness
+			}
+			return code
+		}
 		return doList(cfg, listJSON, stdout, stderr)
 	}
 	if listJSON {
@@ -193,8 +206,12 @@ func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	bySpec := map[string][]string{}
 	for _, s := range specs {
+		text := s.Text
+		if s.Fixture {
+			text += " [fixture: full profile]"
+		}
 		for _, id := range s.Requirements {
-			bySpec[id] = append(bySpec[id], s.Text)
+			bySpec[id] = append(bySpec[id], text)
 		}
 	}
 	if asJSON {

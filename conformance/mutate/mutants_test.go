@@ -209,6 +209,9 @@ func TestMutants(t *testing.T) {
 			defer func() { <-sem }()
 			o, _ := runMutant(t, dir, j.e, j.m, false)
 			results[i] = o
+			// One line per run as it ends (streamed with go test -v), so a
+			// long run shows its survivors before it finishes.
+			t.Logf("run %s on %s: %s, fired %v, exit %d, failed [%s] (%s)", j.m.ID, j.e.name, j.m.Class, o.fired, o.exit, strings.Join(o.failed, " "), o.took)
 		}()
 	}
 	wg.Wait()

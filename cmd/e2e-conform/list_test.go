@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestListJSONGoesToTheFileAndHoldsTheFixtureSpecs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "list.json")
+	out, err := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--list", "--json", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var list struct {
+		Specs []struct {
+			Text    string `json:"text"`
+			Fixture bool   `json:"fixture"`
+		} `json:"specs"`
+	}
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &list)
+	}
+	if err != nil {
+		t.Fatalf("--list --json FILE wrote no JSON list: %v (stdout: %.200s)", err, out)
+	}
+	fixture := 0
+	for _, s := range list.Specs {
+		if s.Fixture {
+			fixture++
+		}
+	}
+	if fixture == 0 || fixture == len(list.Specs) {
+		t.Errorf("the core listing has %d fixture specs of %d; want the fixture specs listed beside the others", fixture, len(list.Specs))
+	}
+}
+
+func TestSummaryKeepsNotSelectedApart(t *testing.T) {
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", filepath.Join(bins(t), "saboteur"), "--only", "WIRE-003")
+	out, _ := cmd.CombinedOutput()
+	counts := regexp.MustCompile(`(\d+) passed, (\d+) failed, (\d+) not applicable, (\d+) not verified, (\d+) not selected`).FindStringSubmatch(string(out))
+	if counts == nil {
+		t.Fatalf("no count line apart for not selected:\n%s", out)
+	}
+	if counts[4] != "0" || counts[5] == "0" {
+		t.Errorf("--only WIRE-003 against the saboteur: %s; want 0 not verified and the rest not selected", counts[0])
+	}
+	if !strings.Contains(string(out), "verdict: conformant (for the selection only: ") {
+		t.Errorf("the verdict does not say it holds for the selection only:\n%s", out)
+	}
+}
