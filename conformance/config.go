@@ -61,6 +61,9 @@ type Config struct {
 	// the verdict is non-conformant and says only that one failure for
 	// certain. For quick red/green loops and mutation runs.
 	FailFast bool
+	// Strict makes RunTests fail the vendor's test for SHOULD misses and
+	// incomplete runs too (by default they are logged).
+	Strict bool
 }
 
 func (c Config) specTimeout() time.Duration {

@@ -264,7 +264,7 @@ func (e *Env) discover(ctx context.Context) (wire.Manifest, error) {
 	var m wire.Manifest
 	r, err := e.Raw(ctx)
 	if err != nil {
-		return m, err
+		return m, fmt.Errorf("%w: %w", errEngineUnreachable, err)
 	}
 	defer r.Close(5 * time.Second)
 	f, err := r.Call(ctx, "0", wire.MethodInitialize, InitializeParams(wire.RoleWorker))

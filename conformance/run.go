@@ -14,12 +14,21 @@ import (
 // ErrUsage wraps configuration errors of a run (exit code 2).
 var ErrUsage = errors.New("usage")
 
+// errEngineUnreachable marks an engine that could not be started or
+// connected to (a harness error, exit 4, not a verdict on the engine).
+var errEngineUnreachable = errors.New("the engine could not be started or reached")
+
 func (c Config) validate() error {
 	if (len(c.Spawn) == 0) == (c.Connect == "") {
 		return fmt.Errorf("%w: give exactly one of a spawn command and a connect address", ErrUsage)
 	}
 	if p := c.profile(); p != ProfileCore && p != ProfileFull {
 		return fmt.Errorf("%w: unknown profile %q (core or full)", ErrUsage, p)
+	}
+	if f := labelFilter(c); f != "" {
+		if _, err := types.ParseLabelFilter(f); err != nil {
+			return fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", ErrUsage, c.Only, c.Skip, err)
+		}
 	}
 	return nil
 }
@@ -52,32 +61,53 @@ func Run(cfg Config) (*Result, error) {
 	rc.NoColor = true
 	rc.SilenceSkips = true
 	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
-	if s.env != nil {
-		s.env.close() // again: a run cut by its timeout skips AfterAll
-	}
-	var harness error
-	for _, sr := range report.SpecReports {
-		if sr.LeafNodeType == types.NodeTypeBeforeAll && sr.Failed() {
-			harness = errors.New(sr.Failure.Message)
-		}
-	}
-	specs := specsFrom(report)
-	why := interruption(report, cfg)
-	if why != "" {
-		markInterrupted(report, specs, sc.LabelFilter, why)
-	}
-	res := summarize(cfg, s.env, specs, harness)
-	if s.discovery != nil && harness == nil {
-		res.markUnreachable(s.discovery, s.env)
-	}
-	if why != "" && harness == nil {
-		res.markIncomplete(why)
-	}
+	res := s.result(report, sc.LabelFilter)
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
 		res.WriteSummary(cfg.Out)
 	}
 	return &res, nil
+}
+
+// result turns the ginkgo report of a run into the suite's result for s:
+// its specs (the It nodes under s's container), interruption, discovery
+// and the verdict. filter is the run's label filter.
+func (s *suite) result(report types.Report, filter string) Result {
+	if s.env != nil {
+		s.env.close() // again: a run cut by its timeout skips AfterAll
+	}
+	var harness error
+	mine := report
+	mine.SpecReports = nil
+	for _, sr := range report.SpecReports {
+		if len(sr.ContainerHierarchyTexts) > 0 && sr.ContainerHierarchyTexts[0] != s.name() {
+			continue // another configuration's spec (RunTests)
+		}
+		mine.SpecReports = append(mine.SpecReports, sr)
+		if sr.LeafNodeType == types.NodeTypeBeforeAll && sr.Failed() {
+			harness = errors.New(sr.Failure.Message)
+		}
+	}
+	specs := specsFrom(mine)
+	why := interruption(report, s.cfg)
+	if why != "" {
+		markInterrupted(mine, specs, filter, why)
+	}
+	res := summarize(s.cfg, s.env, specs, harness)
+	switch {
+	case harness != nil:
+	case errors.Is(s.discovery, errEngineUnreachable):
+		// Not started (not found, not executable) or not reached
+		// (--connect refused): nothing of the engine was seen, so it is
+		// the run that failed, not the engine (exit 4).
+		res.Verdict, res.ExitCode, res.Reason = "harness error", ExitHarness, s.discovery.Error()
+	case s.discovery != nil:
+		res.markUnreachable(s.discovery, s.env)
+	}
+	if why != "" && harness == nil {
+		res.markIncomplete(why)
+	}
+	return res
 }
 
 // interruption says why the run ended before its last spec (a signal, the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
 )
@@ -31,6 +32,10 @@ type suite struct {
 	env *Env
 	// discovery is why the engine could not be reached, if it could not.
 	discovery error
+	// selected is the configuration's selection (profile, Only, Skip) as
+	// a label filter; nil selects everything. Run also hands it to ginkgo;
+	// RunTests, with several configurations in one tree, relies on it.
+	selected func(labels []string) bool
 	// stoppedBy is the text of the spec that failed a MUST requirement
 	// first, when Config.FailFast stops the run there.
 	stoppedBy string
@@ -79,6 +84,9 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		if fixture && s.cfg.profile() == ProfileCore {
 			Skip("not selected: the core profile checks no fixture requirement")
 		}
+		if !s.selects(labels) {
+			Skip("not selected: outside the configuration's Only and Skip")
+		}
 		if s.stoppedBy != "" {
 			Skip(notVerified + fmt.Sprintf("not run: the run stopped at its first MUST failure (fail-fast), the spec %q", s.stoppedBy))
 		}
@@ -99,6 +107,11 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		})
 		body(ctx, s.env)
 	})
+}
+
+// selects reports whether the configuration selects a spec of labels.
+func (s *suite) selects(labels []string) bool {
+	return s.selected == nil || s.selected(labels)
 }
 
 // checksMust reports whether any of ids is a MUST requirement.
@@ -163,6 +176,9 @@ func (s *suite) applies(id string) bool {
 // register builds the ginkgo tree for one engine configuration: discovery
 // first, then every area in order, the run-wide checks last.
 func (s *suite) register() {
+	if f := labelFilter(s.cfg); f != "" {
+		s.selected, _ = types.ParseLabelFilter(f) // validate checked it
+	}
 	Describe(s.name(), Ordered, ContinueOnFailure, func() {
 		BeforeAll(func(ctx SpecContext) {
 			env, err := newEnv(s.cfg)

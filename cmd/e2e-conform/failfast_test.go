@@ -74,3 +74,22 @@ func TestFailFastGoesOnAfterAShouldFailure(t *testing.T) {
 		t.Errorf("OBS-013 failed: %v, a spec passed after it: %v; want both", shouldFailed, passedAfter)
 	}
 }
+
+func TestJUnitShouldMissIsNoFailure(t *testing.T) {
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "junit.xml")
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", filepath.Join(bins(t), "saboteur")+" --fault observe-side-effect",
+		"--profile", "full", "--only", "OBS-013,OBS-001", "--junit", junit)
+	out, _ := cmd.CombinedOutput()
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatalf("no JUnit report: %v\n%s", err, out)
+	}
+	x := string(data)
+	if !strings.Contains(x, `failures="0"`) || strings.Contains(x, "<failure") {
+		t.Errorf("a SHOULD miss (OBS-013) is a JUnit failure:\n%s", x)
+	}
+	if !strings.Contains(x, "warning (SHOULD, not a failure)") {
+		t.Errorf("the SHOULD miss is not reported as a warning:\n%s", x)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,7 +45,35 @@ func TestVendorKit(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond) // polling a port the child opens
 	}
-	conformance.RunTests(t,
+	results := conformance.RunTests(t,
 		conformance.Config{Name: "example engine over stdio", Spawn: []string{engine}},
-		conformance.Config{Name: "example engine over TCP", Connect: addr})
+		conformance.Config{Name: "example engine over TCP, WIRE and LIFE only", Connect: addr, Only: []string{"WIRE", "LIFE"}, Skip: []string{"LIFE-016"}})
+	if len(results) != 2 {
+		t.Fatalf("%d results, want one per configuration", len(results))
+	}
+	for _, res := range results {
+		if res.Verdict != "conformant" {
+			t.Errorf("%s: verdict %s (%s), want conformant", res.Engine, res.Verdict, res.Reason)
+		}
+	}
+	// The second configuration's Only and Skip select its specs: nothing
+	// outside WIRE and LIFE ran, LIFE-016 did not, and both areas did.
+	ran := map[string]bool{}
+	for _, s := range results[1].Specs {
+		if s.Status == conformance.NotSelected {
+			continue
+		}
+		for _, id := range s.Requirements {
+			ran[id] = true
+			if !strings.HasPrefix(id, "WIRE-") && !strings.HasPrefix(id, "LIFE-") || id == "LIFE-016" {
+				t.Errorf("the TCP configuration ran %q (%s), outside its selection", s.Text, id)
+			}
+		}
+	}
+	if !ran["WIRE-001"] || !ran["LIFE-001"] {
+		t.Errorf("the TCP configuration did not run its selection: %v", ran)
+	}
+	if results[0].Counts[conformance.NotSelected] >= results[1].Counts[conformance.NotSelected] {
+		t.Errorf("the stdio configuration (everything) has %d not selected, the selective one %d", results[0].Counts[conformance.NotSelected], results[1].Counts[conformance.NotSelected])
+	}
 }
