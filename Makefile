@@ -28,7 +28,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/... ./fixtures/...
+	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/... ./fixtures/...
 
 # browser: install Chromium and ffmpeg when they are missing.
 browser:

@@ -3,6 +3,7 @@
 // TCP, and says whether it conforms:
 //
 //	e2e-conform --spawn "./my-engine --flag" [--profile full] [--json out/report.json] [--junit out/junit.xml]
+//	e2e-conform [flags] -- ./my-engine --flag "an argument with spaces"
 //	e2e-conform --connect 127.0.0.1:7000
 //	e2e-conform --list [--json]
 //	e2e-conform --repeat 5 [--repeat-parallel 2] --spawn "./my-engine" [--json out/repeat.json]
@@ -12,6 +13,10 @@
 // error, 5 unstable (with --repeat: a requirement's verdict varied between
 // the runs and no run was non-conformant). The flags map onto
 // conformance.Config; the suite lives in package conformance.
+//
+// --spawn splits its command like a POSIX shell would (quotes and
+// backslashes honoured; no variable, glob or command expansion); after
+// "--" the command and its arguments are taken as given.
 //
 // --repeat N runs the same selection N times, each run in a child process
 // of this binary (the suite runs once per process) with the same flags,
@@ -28,8 +33,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-shellwords"
+
 	"github.com/e2e-conform/toolkit/conformance"
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/internal/buildinfo"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -51,7 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var cfg conformance.Config
 	var env, only, skip listFlag
-	spawn := fs.String("spawn", "", "start the engine server per connection: `command and arguments`")
+	spawn := fs.String("spawn", "", "start the engine server per connection: `command and arguments`, split like a shell (or give them after --)")
+	version := fs.Bool("version", false, "print the version (module, VCS revision, Go) and exit")
 	fs.StringVar(&cfg.Connect, "connect", "", "connect to an engine server listening on `host:port`")
 	fs.Var(&env, "env", "`K=V` in the engine's environment (repeatable)")
 	fs.StringVar(&cfg.AppURL, "app-url", "", "base `URL` of the app, for profiles that need one")
@@ -71,17 +80,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { usage(fs) }
 	args = bareJSON(args)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // asked for: not a usage error
+		}
 		return conformance.ExitUsage
 	}
 	if *jsonPath == "-" {
 		listJSON, *jsonPath = true, ""
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "e2e-conform: unexpected arguments %q\n", fs.Args())
-		return conformance.ExitUsage
+	if *version {
+		fmt.Fprintln(stdout, buildinfo.Read().Line("e2e-conform")+", suite "+conformance.SuiteVersion)
+		return 0
 	}
-	if *spawn != "" {
-		cfg.Spawn = strings.Fields(*spawn)
+	var err error
+	if cfg.Spawn, err = engineCommand(*spawn, args, fs.NArg()); err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		return conformance.ExitUsage
 	}
 	cfg.Env = map[string]string{}
 	for _, kv := range env {
@@ -161,6 +175,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return res.ExitCode
 }
 
+// engineCommand is the engine's argv: --spawn's value split like a POSIX
+// shell would (quotes and backslashes; nothing expanded), or the n
+// arguments after a "--" that ended the flags; nil when neither is given.
+func engineCommand(spawn string, args []string, n int) ([]string, error) {
+	argv := afterTerminator(args, n)
+	switch {
+	case n > 0 && argv == nil:
+		return nil, fmt.Errorf("unexpected arguments %q (give the engine's command after --, or in --spawn)", args[len(args)-n:])
+	case argv != nil && spawn != "":
+		return nil, errors.New("give the engine's command either in --spawn or after --, not both")
+	case argv != nil:
+		return argv, nil
+	case spawn == "":
+		return nil, nil
+	}
+	words, err := shellwords.Parse(spawn)
+	if err == nil && len(words) == 0 {
+		err = errors.New("it is empty")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--spawn %q does not split into a command: %v", spawn, err)
+	}
+	return words, nil
+}
+
+// afterTerminator returns the n arguments the flag package left after a
+// "--" that ended the flags (the engine's argv), or nil when the flags
+// ended otherwise (or there is nothing after "--").
+func afterTerminator(args []string, n int) []string {
+	if n == 0 || len(args) < n+1 || args[len(args)-n-1] != "--" {
+		return nil
+	}
+	return append([]string(nil), args[len(args)-n:]...)
+}
+
 // set reports whether the flag name was given.
 func set(fs *flag.FlagSet, name string) bool {
 	found := false
@@ -172,9 +221,19 @@ func set(fs *flag.FlagSet, name string) bool {
 func usage(fs *flag.FlagSet) {
 	w := fs.Output()
 	fmt.Fprintln(w, `usage: e2e-conform (--spawn "command args" | --connect host:port) [flags]
-       e2e-conform --list [--json]
-       e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]`)
+       e2e-conform [flags] -- command args...
+       e2e-conform --list [--json [FILE]]
+       e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]
+       e2e-conform --version`)
 	fs.PrintDefaults()
+	fmt.Fprintln(w, `profiles:
+  core  every requirement that needs no fixture screen (the default; any engine)
+  full  core and the fixture requirements: the suite serves its fixture screens (or --app-url)
+        and the engine must stage them (see "Checking a non-web engine" in the README)
+examples:
+  e2e-conform --spawn "./my-engine --stdio" --json out/report.json --junit out/junit.xml
+  e2e-conform --profile full --only OBS,ACT -- ./my-engine --headless
+  e2e-conform --connect 127.0.0.1:7000 --repeat 5 --repeat-parallel 2`)
 	fmt.Fprintln(w, `exit status:
   0 conformant
   1 non-conformant (a MUST requirement failed)
