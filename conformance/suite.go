@@ -87,8 +87,18 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		if !s.selects(labels) {
 			Skip("not selected: outside the configuration's Only and Skip")
 		}
-		if s.stoppedBy != "" {
-			Skip(notVerified + fmt.Sprintf("not run: the run stopped at its first MUST failure (fail-fast), the spec %q", s.stoppedBy))
+		if s.cfg.FailFast && s.stoppedBy == "" {
+			// A run-wide MUST already broken fails at the end whatever
+			// runs in between: stop now, keep the run-wide checks.
+			for _, c := range runWideChecks {
+				if v := s.env.Violations(c.id); len(v) > 0 && checksMust([]string{c.id}) {
+					s.stoppedBy = fmt.Sprintf("the run-wide check of %s, already violated: %s", c.id, clip(v[0]))
+					break
+				}
+			}
+		}
+		if s.stoppedBy != "" && !isRunWide(text) {
+			Skip(notVerified + fmt.Sprintf("not run: the run stopped at its first MUST failure (fail-fast), %s", s.stoppedBy))
 		}
 		s.provoke(ctx, ids)
 		s.gate(ids)
@@ -100,8 +110,8 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 			}
 			if CurrentSpecReport().Failed() {
 				AddReportEntry("last frames", s.env.LastFrames())
-				if s.cfg.FailFast && checksMust(ids) {
-					s.stoppedBy = text
+				if s.cfg.FailFast && checksMust(ids) && s.stoppedBy == "" {
+					s.stoppedBy = fmt.Sprintf("the spec %q", text)
 				}
 			}
 		})
@@ -112,6 +122,16 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 // selects reports whether the configuration selects a spec of labels.
 func (s *suite) selects(labels []string) bool {
 	return s.selected == nil || s.selected(labels)
+}
+
+// isRunWide reports whether the spec of text is a run-wide check.
+func isRunWide(text string) bool {
+	for _, c := range runWideChecks {
+		if c.text == text {
+			return true
+		}
+	}
+	return false
 }
 
 // checksMust reports whether any of ids is a MUST requirement.

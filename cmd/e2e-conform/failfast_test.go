@@ -93,3 +93,29 @@ func TestJUnitShouldMissIsNoFailure(t *testing.T) {
 		t.Errorf("the SHOULD miss is not reported as a warning:\n%s", x)
 	}
 }
+
+func TestFailFastStopsAtARunWideViolationAndKeepsTheRunWideChecks(t *testing.T) {
+	// null-error-data breaks WIRE-012 in every error without data: the
+	// first such error (an early LIFE spec draws one) records the
+	// violation, the LIFE specs after it are not run, and the run-wide
+	// check still runs and fails.
+	code, res := failFast(t, "null-error-data", "LIFE,WIRE-012")
+	if code != conformance.ExitNonConformant {
+		t.Fatalf("exit %d, want %d", code, conformance.ExitNonConformant)
+	}
+	notRun := 0
+	for _, s := range res.Specs {
+		if s.Status == conformance.NotVerified && strings.Contains(s.Message, "the run-wide check of WIRE-012, already violated") {
+			notRun++
+		}
+	}
+	var wire012 conformance.Status
+	for _, r := range res.Requirements {
+		if r.ID == "WIRE-012" {
+			wire012 = r.Status
+		}
+	}
+	if notRun == 0 || wire012 != conformance.Failed {
+		t.Errorf("%d specs not run after the violation, WIRE-012 %s; want some, and failed", notRun, wire012)
+	}
+}
