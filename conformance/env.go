@@ -166,6 +166,9 @@ func (e *Env) recordFrame(dir rpc.Direction, content []byte) {
 	if dir == rpc.Received {
 		e.frameReceived()
 	}
+	if dir == rpc.Received {
+		e.registerDerived(content) // before the frame is shown anywhere
+	}
 	s := e.Redact(string(content))
 	e.mu.Lock()
 	e.frames = append(e.frames, frameRecord{dir, s})
@@ -200,14 +203,14 @@ func (e *Env) Secret(v string) {
 	e.mu.Unlock()
 }
 
-// Redact replaces every registered secret in s.
+// Redact replaces every registered secret in s, raw and in every encoded
+// form the leak checks know (leaks.go) for values long enough that an
+// encoded form cannot be ordinary text.
 func (e *Env) Redact(s string) string {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, v := range e.secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
+	secrets := append([]string(nil), e.secrets...)
+	e.mu.Unlock()
+	return redactSecrets(s, secrets)
 }
 
 // violation records a failure of a run-wide requirement, found while

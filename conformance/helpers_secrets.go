@@ -1,9 +1,12 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -103,4 +106,49 @@ func expectUnknownDerivation(e *Env, f *Frame, derivation, what string) {
 		failf("attempt/deriveSecret with %s (derivation %s): want -32602, got %s", what, clip(derivation), got)
 	}
 	e.observed("S2C-008", what)
+}
+
+// minEncodedSecret is the shortest secret whose encoded forms (base64
+// cores, escapes) are redacted too: shorter ones would match ordinary text.
+const minEncodedSecret = 8
+
+// redactSecrets replaces each of secrets in s: raw, and for secrets of
+// minEncodedSecret bytes or more in every form leakForms knows.
+func redactSecrets(s string, secrets []string) string {
+	// Longest first: a derived value holding a canary goes whole.
+	secrets = append([]string(nil), secrets...)
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, v := range secrets {
+		if v == "" {
+			continue
+		}
+		if len(v) < minEncodedSecret {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+			continue
+		}
+		for _, f := range leakForms(v) {
+			s = strings.ReplaceAll(s, f.text, "[redacted]")
+		}
+	}
+	return s
+}
+
+// registerDerived registers the values of an attempt/deriveSecret result
+// (the only result with a "values" member) as secrets before the frame
+// that carries them is recorded, shown or traced.
+func (e *Env) registerDerived(content []byte) {
+	if !bytes.Contains(content, []byte(`"values"`)) {
+		return
+	}
+	var resp struct {
+		Result *struct {
+			Values []string `json:"values"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(content, &resp) != nil || resp.Result == nil {
+		return
+	}
+	for _, v := range resp.Result.Values {
+		e.Secret(v)
+	}
 }

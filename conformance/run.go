@@ -60,7 +60,7 @@ func Run(cfg Config) (*Result, error) {
 	rc.Succinct = true
 	rc.NoColor = true
 	rc.SilenceSkips = true
-	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
+	ginkgoToStderr(s.redact, func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
 	res := s.result(report, sc.LabelFilter)
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
@@ -107,7 +107,30 @@ func (s *suite) result(report types.Report, filter string) Result {
 	if why != "" && harness == nil {
 		res.markIncomplete(why)
 	}
+	if s.env != nil {
+		res.redact(s.env.Redact)
+	}
 	return res
+}
+
+// redact passes every text of r that can quote what an engine sent or what
+// a spec expected through redact: no report shows a secret value, however
+// a spec's message came to hold it.
+func (r *Result) redact(redact func(string) string) {
+	r.Reason = redact(r.Reason)
+	for i := range r.Warnings {
+		r.Warnings[i] = redact(r.Warnings[i])
+	}
+	for i := range r.Requirements {
+		r.Requirements[i].Reason = redact(r.Requirements[i].Reason)
+	}
+	for i := range r.Specs {
+		sp := &r.Specs[i]
+		sp.Message, sp.LastFrames = redact(sp.Message), redact(sp.LastFrames)
+		for j := range sp.Warnings {
+			sp.Warnings[j] = redact(sp.Warnings[j])
+		}
+	}
 }
 
 // interruption says why the run ended before its last spec (a signal, the
@@ -238,7 +261,7 @@ func List(cfg Config) ([]Listing, error) {
 	sc.LabelFilter = labelFilter(full)
 	sc.OutputInterceptorMode = "none"
 	rc.Succinct, rc.NoColor, rc.SilenceSkips = true, true, true
-	ginkgoToStderr(func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
+	ginkgoToStderr(s.redact, func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
 	var out []Listing
 	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStateSkipped {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -36,6 +37,9 @@ type suite struct {
 	// a label filter; nil selects everything. Run also hands it to ginkgo;
 	// RunTests, with several configurations in one tree, relies on it.
 	selected func(labels []string) bool
+	// live is env once BeforeAll made it, for readers on other goroutines
+	// (the redacting copy of ginkgo's output).
+	live atomic.Pointer[Env]
 	// stoppedBy is the text of the spec that failed a MUST requirement
 	// first, when Config.FailFast stops the run there.
 	stoppedBy string
@@ -117,6 +121,14 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		})
 		body(ctx, s.env)
 	})
+}
+
+// redact removes every secret the run registered so far from s.
+func (s *suite) redact(text string) string {
+	if e := s.live.Load(); e != nil {
+		return e.Redact(text)
+	}
+	return text
 }
 
 // selects reports whether the configuration selects a spec of labels.
@@ -206,6 +218,7 @@ func (s *suite) register() {
 				Fail("harness: " + err.Error())
 			}
 			s.env = env
+			s.live.Store(env)
 			dctx, cancel := context.WithTimeout(ctx, s.cfg.specTimeout())
 			defer cancel()
 			m, err := env.discover(dctx)
