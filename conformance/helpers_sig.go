@@ -266,6 +266,24 @@ func (s *session) await(ctx context.Context, id string, d time.Duration) (reply,
 	}
 }
 
+// awaitOp waits for the answer to the operation request id, sent with its
+// own id as signal and timeoutMs, the way a client does (§7.6): its budget,
+// then $/abort of its signal, then abortBound (D67). Only a
+// request still unanswered after all that is an error: a slow answer
+// within the budget is the engine's right.
+func (s *session) awaitOp(ctx context.Context, id string, timeoutMs int) (reply, error) {
+	rep, err := s.await(ctx, id, time.Duration(timeoutMs)*time.Millisecond)
+	if err == nil || ctx.Err() != nil {
+		return rep, err
+	}
+	s.abort(id, "")
+	rep, err = s.await(ctx, id, abortBound)
+	if err != nil {
+		return rep, fmt.Errorf("no answer within its timeoutMs %d ms nor %d ms after the $/abort of its signal: %w", timeoutMs, abortBound.Milliseconds(), err)
+	}
+	return rep, nil
+}
+
 // observedRoot returns the root id of the first engine/observe the session
 // got a snapshot for.
 func (s *session) observedRoot() (string, bool) {

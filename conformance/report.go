@@ -264,7 +264,7 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, cfg.profile())
 	default:
 		res.Verdict, res.ExitCode = "conformant", ExitConformant
-		if n := res.Counts[NotSelected]; n > 0 {
+		if n := res.Counts[NotSelected]; n > 0 && (len(cfg.Only) > 0 || len(cfg.Skip) > 0) {
 			res.Reason = fmt.Sprintf("for the selection only: %d requirement(s) not selected", n)
 		}
 	}
