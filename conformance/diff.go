@@ -48,6 +48,10 @@ type LatencyRegression struct {
 const (
 	latencyFactor  = 1.2
 	latencySlackMs = 1.0
+	// latencyMinCalls: a method called fewer times in either run is not
+	// compared (the p90 of a handful of calls is their slowest, which one
+	// busy moment of the machine sets).
+	latencyMinCalls = 20
 )
 
 // LatencyRegressed reports whether a p90 going from oldMs to newMs is a
@@ -89,9 +93,9 @@ func (d DiffResult) Worse() bool {
 
 // Diff compares the report of an earlier run (oldRun) with a later one (newRun):
 // every requirement whose status changed, in the new report's catalog order
-// (then those only the old report has), and every method called in both
-// runs whose p90 latency regressed (LatencyRegressed), in the new report's
-// order.
+// (then those only the old report has), and every method called at least
+// latencyMinCalls times in both runs whose p90 latency regressed
+// (LatencyRegressed), in the new report's order.
 func Diff(oldRun, newRun *Result) DiffResult {
 	d := DiffResult{OldVerdict: oldRun.Verdict, NewVerdict: newRun.Verdict}
 	before := map[string]RequirementResult{}
@@ -123,7 +127,7 @@ func Diff(oldRun, newRun *Result) DiffResult {
 	}
 	for _, n := range newRun.Latency {
 		o, ok := oldLatency[n.Method]
-		if !ok || o.Count == 0 || n.Count == 0 || !LatencyRegressed(o.P90Ms, n.P90Ms) {
+		if !ok || o.Count < latencyMinCalls || n.Count < latencyMinCalls || !LatencyRegressed(o.P90Ms, n.P90Ms) {
 			continue
 		}
 		d.Regressions = append(d.Regressions, LatencyRegression{Method: n.Method, OldP90Ms: o.P90Ms, NewP90Ms: n.P90Ms, OldCount: o.Count, NewCount: n.Count})
@@ -156,7 +160,7 @@ func (d DiffResult) Write(w io.Writer) {
 		}
 	}
 	if len(d.Regressions) > 0 {
-		fmt.Fprintf(w, "\nmethods whose p90 round trip regressed (new p90 > old p90 × %.1f and > old p90 + %.0f ms):\n", latencyFactor, latencySlackMs)
+		fmt.Fprintf(w, "\nmethods whose p90 round trip regressed (new p90 > old p90 × %.1f and > old p90 + %.0f ms, %d calls or more in both runs):\n", latencyFactor, latencySlackMs, latencyMinCalls)
 	}
 	for _, r := range d.Regressions {
 		fmt.Fprintf(w, "SLOWER %s: p90 %.1f ms → %.1f ms (%d → %d calls)\n", r.Method, r.OldP90Ms, r.NewP90Ms, r.OldCount, r.NewCount)

@@ -47,7 +47,7 @@ func diffReport(verdict string, statuses map[string]Status, p90 map[string]float
 	}
 	for _, m := range latencyMethods() {
 		if v, ok := p90[m]; ok {
-			r.Latency = append(r.Latency, MethodLatency{Method: m, Count: 10, P90Ms: v})
+			r.Latency = append(r.Latency, MethodLatency{Method: m, Count: latencyMinCalls, P90Ms: v})
 		}
 	}
 	return r
@@ -116,6 +116,14 @@ func TestDiff(t *testing.T) {
 		{
 			name: "a method only in one report is not compared", old: diffReport("x", base, lat),
 			new: diffReport("x", base, map[string]float64{"engine/observe": 2, "engine/locate": 500}),
+		},
+		{
+			name: "a method called too few times is not compared", old: diffReport("x", base, lat),
+			new: func() *Result {
+				r := diffReport("x", base, map[string]float64{"engine/observe": 30, "session/open": 10})
+				r.Latency[0].Count = latencyMinCalls - 1
+				return r
+			}(),
 		},
 		{
 			name: "faster is no regression", old: diffReport("x", base, lat),

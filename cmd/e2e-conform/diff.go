@@ -44,7 +44,8 @@ func diffUsage(w io.Writer) {
 	fmt.Fprintln(w, `usage: e2e-conform diff OLD.json NEW.json
   compares two reports written by --json: the requirements whose status changed
   (WORSE: it became failed, or not verified from anything but failed) and the
-  methods whose p90 round trip regressed (new p90 > old p90 × 1.2 and > old p90 + 1 ms)
+  methods whose p90 round trip regressed (new p90 > old p90 × 1.2 and > old p90 + 1 ms,
+  among the methods called 20 times or more in both runs)
 exit status:
   0 nothing changed for the worse
   1 a requirement got worse or a method's p90 regressed

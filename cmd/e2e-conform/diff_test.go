@@ -16,7 +16,7 @@ func writeReport(t *testing.T, dir, name string, st conformance.Status, p90 floa
 	t.Helper()
 	r := &conformance.Result{Suite: "e2e-conform", Verdict: "conformant",
 		Requirements: []conformance.RequirementResult{{ID: "WIRE-001", Level: "MUST", Status: st, Reason: "reason of " + name}},
-		Latency:      []conformance.MethodLatency{{Method: "engine/observe", Count: 5, P90Ms: p90}}}
+		Latency:      []conformance.MethodLatency{{Method: "engine/observe", Count: 50, P90Ms: p90}}}
 	path := filepath.Join(dir, name)
 	if err := r.WriteJSON(path); err != nil {
 		t.Fatal(err)
