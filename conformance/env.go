@@ -57,6 +57,8 @@ type Env struct {
 	// tapModifiersPresent: the manifest has a tapModifiers member that is
 	// not true (MAN-008 applies to it).
 	tapModifiersPresent bool
+	// latency records the round trips of the suite's calls (latency.go).
+	latency latencyRecorder
 }
 
 type frameRecord struct {
@@ -344,15 +346,16 @@ func (m *Messages) All() []string {
 // checked like a Raw connection's.
 func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, error) {
 	msgs := &Messages{}
-	pending := &requestMethods{methods: map[string]string{}}
+	pending := &requestMethods{methods: map[string]pendingRequest{}}
 	m := e.Manifest
 	cc := client.ConnConfig{
 		Transport: e.tr, Context: transport.Context{Role: role, Env: e.cfg.Env, Cwd: e.cwd},
 		Manifest: &m, ClientInfo: wire.ClientInfo{Name: "e2e-conform"}, Schemas: e.Schemas,
 		Trace: func(dir rpc.Direction, content []byte) {
+			now := time.Now()
 			e.recordFrame(dir, content)
 			if dir == rpc.Sent {
-				pending.sent(content)
+				pending.sent(content, now)
 			}
 			if dir == rpc.Received {
 				f := &Frame{Content: content}
@@ -362,7 +365,11 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 				// ones (WIRE-012, WIRE-013): the client library decodes
 				// leniently, and a void method answering {} or an
 				// observation without viewport must not pass unseen.
-				if method, ok := pending.answered(f); ok && f.Error() == nil && wire.IsEngineMethod(method) {
+				method, took, ok := pending.answered(f, now)
+				if ok {
+					e.latency.record(method, took, f.Error() != nil)
+				}
+				if ok && f.Error() == nil && wire.IsEngineMethod(method) {
 					e.checkResult(method, f.Result())
 				}
 				if f.Msg == nil && len(content) > 0 && content[0] == '[' {
@@ -700,14 +707,20 @@ func (e *Env) checkBatch(content []byte) {
 
 // requestMethods maps the ids of a client connection's pending requests to
 // their methods, so that responses can be validated against the method's
-// result schema.
+// result schema, and to when they were written (the round trip's latency).
 type requestMethods struct {
 	mu      sync.Mutex
-	methods map[string]string
+	methods map[string]pendingRequest
 }
 
-// sent notes a request the client wrote.
-func (r *requestMethods) sent(content []byte) {
+// pendingRequest is a request written and not yet answered.
+type pendingRequest struct {
+	method string
+	at     time.Time
+}
+
+// sent notes a request the client wrote at at.
+func (r *requestMethods) sent(content []byte, at time.Time) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -717,20 +730,20 @@ func (r *requestMethods) sent(content []byte) {
 	}
 	r.mu.Lock()
 	if len(r.methods) < 4096 {
-		r.methods[string(m.ID)] = m.Method
+		r.methods[string(m.ID)] = pendingRequest{m.Method, at}
 	}
 	r.mu.Unlock()
 }
 
-// answered returns the method of the request response f answers, and
-// forgets it.
-func (r *requestMethods) answered(f *Frame) (string, bool) {
+// answered returns the method of the request response f (read at now)
+// answers and how long before it was written, and forgets it.
+func (r *requestMethods) answered(f *Frame, now time.Time) (string, time.Duration, bool) {
 	if !f.IsResponse() {
-		return "", false
+		return "", 0, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	method, ok := r.methods[f.ID()]
+	p, ok := r.methods[f.ID()]
 	delete(r.methods, f.ID())
-	return method, ok
+	return p.method, now.Sub(p.at), ok
 }

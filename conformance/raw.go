@@ -332,10 +332,14 @@ func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, erro
 	if params != "" {
 		msg += `,"params":` + params
 	}
+	start := time.Now()
 	if err := r.Send(msg + "}"); err != nil {
 		return nil, err
 	}
 	f, err := r.Response(ctx, id)
+	if err == nil {
+		r.env.latency.record(method, f.At.Sub(start), f.Error() != nil)
+	}
 	if err == nil && f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodInitialize || method == wire.MethodShutdown) {
 		r.env.checkResult(method, f.Result())
 	}

@@ -86,7 +86,10 @@ type Result struct {
 	Warnings     []string            `json:"warnings,omitempty"`
 	Requirements []RequirementResult `json:"requirements"`
 	Specs        []SpecResult        `json:"specs"`
-	Duration     time.Duration       `json:"durationNs"`
+	// Latency is the round trips of the suite's calls per method
+	// (latency.go).
+	Latency  []MethodLatency `json:"latency,omitempty"`
+	Duration time.Duration   `json:"durationNs"`
 }
 
 // specsFrom converts ginkgo's spec reports.
@@ -163,6 +166,7 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 			res.Manifest = &m
 		}
 		facts = catalog.Facts{Manifest: env.Manifest, Transport: env.Transport, Sent: env.Sent, TapModifiersPresent: env.tapModifiersPresent}
+		res.Latency = env.latency.snapshot()
 	}
 	bySpec := map[string][]SpecResult{}
 	for _, s := range specs {
@@ -335,6 +339,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)
 	}
+	writeLatency(w, r.Latency)
 	fmt.Fprintf(w, "\n%d passed, %d failed, %d not applicable, %d not verified, %d not selected\n",
 		r.Counts[Passed], r.Counts[Failed], r.Counts[NotApplicable], r.Counts[NotVerified], r.Counts[NotSelected])
 	fmt.Fprintf(w, "verdict: %s", r.Verdict)

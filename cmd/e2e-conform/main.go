@@ -2,11 +2,13 @@
 // against an engine server, started as a child process or reached over
 // TCP, and says whether it conforms:
 //
-//	e2e-conform --spawn "./my-engine --flag" [--profile full] [--json out/report.json] [--junit out/junit.xml]
+//	e2e-conform --spawn "./my-engine --flag" [--profile full] [--json out/report.json] [--junit out/junit.xml] [--html out/report.html] [--badge out/badge.svg]
 //	e2e-conform [flags] -- ./my-engine --flag "an argument with spaces"
+//	e2e-conform diff OLD.json NEW.json
 //	e2e-conform --connect 127.0.0.1:7000
 //	e2e-conform --list [--json]
 //	e2e-conform --repeat 5 [--repeat-parallel 2] --spawn "./my-engine" [--json out/repeat.json]
+//	e2e-conform diff OLD.json NEW.json
 //
 // Exit status: 0 conformant, 1 non-conformant, 2 usage error, 3 incomplete
 // (a required check could not run, or nothing was selected), 4 harness
@@ -55,6 +57,9 @@ func (l *listFlag) Set(v string) error {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "diff" {
+		return runDiff(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("e2e-conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg conformance.Config
@@ -69,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&skip, "skip", "skip specs with these requirement IDs, areas or labels")
 	junit := fs.String("junit", "", "write a JUnit XML report to `path`")
 	jsonPath := fs.String("json", "", "write the JSON report to `path` (with --list: print the list as JSON)")
+	htmlPath := fs.String("html", "", "write the HTML report (one self-contained file) to `path`")
+	badgePath := fs.String("badge", "", "write an SVG badge of the verdict to `path`")
 	listJSON := false
 	fs.DurationVar(&cfg.SpecTimeout, "timeout", 30*time.Second, "budget of each spec")
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
@@ -145,10 +152,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case *junit != "":
 			fmt.Fprintln(stderr, "e2e-conform: --junit does not go with --repeat (--json writes the combined report)")
 			return conformance.ExitUsage
+		case *htmlPath != "" || *badgePath != "":
+			fmt.Fprintln(stderr, "e2e-conform: --html and --badge do not go with --repeat (--json writes the combined report)")
+			return conformance.ExitUsage
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
-			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit"),
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge"),
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
@@ -168,6 +178,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *junit != "" {
 		if err := res.WriteJUnit(*junit); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	if *htmlPath != "" {
+		if err := res.WriteHTML(*htmlPath); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	if *badgePath != "" {
+		if err := res.WriteBadge(*badgePath); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
 			return conformance.ExitHarness
 		}
@@ -224,6 +246,7 @@ func usage(fs *flag.FlagSet) {
        e2e-conform [flags] -- command args...
        e2e-conform --list [--json [FILE]]
        e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]
+       e2e-conform diff OLD.json NEW.json
        e2e-conform --version`)
 	fs.PrintDefaults()
 	fmt.Fprintln(w, `profiles:

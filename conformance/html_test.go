@@ -1,0 +1,371 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/e2e-conform/toolkit/internal/chromium"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// The markup planted in what a run records: each must render as text.
+const (
+	scriptReason = `the engine answered <script>window.__pwned = 1</script> & "quoted"`
+	imgReason    = `<img src=x onerror="window.__pwned = 2">`
+	scriptFrames = "  send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"engine/observe\"}\n  recv {\"x\":\"</pre><script>window.__pwned = 3</script>\"}\n"
+)
+
+// handMadeResult is a small non-conformant run with one requirement of
+// every status and markup in its reasons, messages and frames.
+func handMadeResult() *Result {
+	return &Result{
+		Suite: "e2e-conform", SuiteVersion: SuiteVersion, Engine: "engine ./my-engine", Profile: ProfileCore, Transport: "spawn",
+		Manifest: &wire.Manifest{Name: "my-engine", Version: "1.0", SPIVersion: 1, Methods: []string{"engine/observe"}},
+		Verdict:  "non-conformant", ExitCode: ExitNonConformant, Reason: "2 MUST requirement(s) failed",
+		Counts:   map[Status]int{Passed: 2, Failed: 2, NotVerified: 1, NotApplicable: 1, NotSelected: 1},
+		Warnings: []string{"WIRE-005 (SHOULD): <b>bold</b> claim"},
+		Requirements: []RequirementResult{
+			{ID: "WIRE-001", Area: "WIRE", Level: "MUST", Statement: "Frames are Content-Length framed.", Status: Failed, Reason: scriptReason,
+				Specs: []string{"frames every message"}, Evidence: map[string]int{"frame read and framed": 12}},
+			{ID: "WIRE-002", Area: "WIRE", Level: "MUST", Statement: "Only two header fields.", Status: Passed,
+				Specs: []string{"writes two header fields"}, Evidence: map[string]int{"header part read": 12}},
+			{ID: "OBS-001", Area: "OBS", Level: "MUST", Statement: "observe returns a tree.", Status: Failed, Reason: imgReason,
+				Specs: []string{"observes a tree"}},
+			{ID: "OBS-002", Area: "OBS", Level: "MUST", Statement: "observe has a viewport.", Status: Passed, Specs: []string{"observes a tree"},
+				Evidence: map[string]int{"observation validated": 1}},
+			{ID: "ERR-001", Area: "ERR", Level: "MUST", Statement: "Errors have codes.", Status: NotVerified, Reason: "no error drawn"},
+			{ID: "MAN-001", Area: "MAN", Level: "MUST", Statement: "The manifest lists methods.", Status: NotApplicable, Reason: "withdrawn"},
+			{ID: "TRN-001", Area: "TRN", Level: "SHOULD", Statement: "stdout carries only frames.", Status: NotSelected, Reason: "left out by --skip"},
+		},
+		Specs: []SpecResult{
+			{Text: "frames every message", Requirements: []string{"WIRE-001"}, Status: Failed, Message: "failed: " + scriptReason,
+				LastFrames: scriptFrames, Evidence: Evidence{"WIRE-001": {"frame read and framed": 12}}, Duration: 12 * time.Millisecond},
+			{Text: "writes two header fields", Requirements: []string{"WIRE-002"}, Status: Passed, Duration: time.Millisecond},
+			{Text: "observes a tree", Requirements: []string{"OBS-001", "OBS-002"}, Status: Failed, Message: "failed: " + imgReason,
+				LastFrames: "  recv {\"result\":{}}\n"},
+		},
+		Latency: []MethodLatency{
+			{Method: "initialize", Count: 3, P50Ms: 40.1, P90Ms: 60.2, P99Ms: 60.2, MaxMs: 60.2},
+			{Method: "engine/observe", Count: 10, Errors: 1, P50Ms: 0.7, P90Ms: 1.6, P99Ms: 5.2, MaxMs: 5.2},
+		},
+		Duration: 2 * time.Second,
+	}
+}
+
+// catalogResult is a run summarised the way Run does it (summarize over
+// the whole catalog): every area, most requirements unverified, latency
+// recorded through the Env's recorder.
+func catalogResult() *Result {
+	env := &Env{Transport: "spawn", Manifest: wire.Manifest{Name: "catalog-engine", Version: "2", SPIVersion: 1,
+		Methods: []string{wire.MethodObserve, wire.MethodOpen}}}
+	for i := range 20 {
+		env.latency.record(wire.MethodObserve, time.Duration(i)*time.Millisecond, i == 3)
+	}
+	env.latency.record(wire.MethodInitialize, 50*time.Millisecond, false)
+	specs := []SpecResult{
+		{Text: "frames every message", Requirements: []string{"WIRE-001"}, Status: Failed, Message: "failed: " + scriptReason,
+			LastFrames: scriptFrames, Evidence: Evidence{"WIRE-001": {"frame read and framed": 3}}},
+		{Text: "writes two header fields", Requirements: []string{"WIRE-002"}, Status: Passed,
+			Evidence: Evidence{"WIRE-002": {"header part read": 3}}},
+	}
+	res := summarize(Config{Spawn: []string{"./catalog-engine"}}, env, specs, nil)
+	return &res
+}
+
+func TestHTMLReportEscapesAndStaysOffline(t *testing.T) {
+	// fetching matches a tag that would load something.
+	fetching := regexp.MustCompile(`(?i)<(link|img|iframe|object|embed|source|video|audio)\b|<[a-z]+[^>]*\s(src|href|srcset|data)=`)
+	for _, tc := range []struct {
+		name string
+		r    *Result
+	}{{"hand-made", handMadeResult()}, {"catalog", catalogResult()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			page, err := tc.r.RenderHTML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			html := string(page)
+			if n := strings.Count(strings.ToLower(html), "<script"); n != 1 {
+				t.Errorf("%d <script elements, want the report's own one", n)
+			}
+			// Nothing to fetch: no element with a source or a link, no
+			// CSS import or url().
+			if m := fetching.FindString(html); m != "" {
+				t.Errorf("the page fetches: %q", m)
+			}
+			for _, bad := range []string{"<img", "<b>bold", "@import", "url("} {
+				if strings.Contains(html, bad) {
+					t.Errorf("the page contains %q", bad)
+				}
+			}
+			if !strings.Contains(html, "&lt;script&gt;window.__pwned = 1&lt;/script&gt;") {
+				t.Error("the reason's <script> is not escaped as text")
+			}
+			if !strings.Contains(html, "default-src 'none'") {
+				t.Error("no Content-Security-Policy forbidding fetches")
+			}
+		})
+	}
+}
+
+// findChromium returns Chromium's path: $E2E_CHROMIUM, Debian's
+// /usr/bin/chromium, or chromium on PATH.
+func findChromium() (string, error) {
+	for _, p := range []string{os.Getenv("E2E_CHROMIUM"), chromium.DefaultPath} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return exec.LookPath("chromium")
+}
+
+// processesWithEnv lists the processes whose environment holds kv.
+func processesWithEnv(kv string) []int {
+	dirs, _ := os.ReadDir("/proc")
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, v := range bytes.Split(env, []byte{0}) {
+			if string(v) == kv {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestHTMLReportInChromium opens the HTML report in headless Chromium: the
+// verdict, a status filter and the area filter work, markup from the run
+// stays inert text, and a screenshot shows a page. Chromium runs with a
+// private profile and TMPDIR under t.TempDir(), and nothing of it is left
+// once it is stopped.
+func TestHTMLReportInChromium(t *testing.T) {
+	path, err := findChromium()
+	if err != nil {
+		t.Skipf("no Chromium binary (neither $E2E_CHROMIUM, %s nor chromium on PATH; `make browser` installs it): %v", chromium.DefaultPath, err)
+	}
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := "TMPDIR=" + tmp
+	bctx, stop, err := chromium.Start(path, chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1200, 900),
+		chromedp.Env(marker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+	procfs := runtime.GOOS == "linux" // the process count reads /proc
+	if procfs && len(processesWithEnv(marker)) == 0 {
+		t.Fatal("no Chromium process carries the test's TMPDIR: the leak check below would prove nothing")
+	}
+	for _, tc := range []struct {
+		name string
+		r    *Result
+	}{{"hand-made", handMadeResult()}, {"catalog", catalogResult()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, tc.name+".html")
+			if err := tc.r.WriteHTML(file); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := chromedp.NewContext(bctx)
+			defer cancel()
+			ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+			defer cancelT()
+			checkReportPage(ctx, t, tc.r, "file://"+file, filepath.Join(dir, tc.name+".png"))
+		})
+	}
+	// A graceful close (Browser.close) lets Chromium remove what it keeps
+	// in TMPDIR; stop then reaps it.
+	if err := chromedp.Cancel(bctx); err != nil {
+		t.Errorf("closing Chromium: %v", err)
+	}
+	stop()
+	stopped = true
+	if left := processesWithEnv(marker); procfs && len(left) > 0 {
+		t.Errorf("Chromium processes %v outlive stop", left)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("Chromium left %v in its TMPDIR", names)
+	}
+}
+
+// visibleJS lists the status of every requirement row shown.
+const visibleJS = `[...document.querySelectorAll(".req")].filter(e => e.getClientRects().length > 0).map(e => e.dataset.status + " " + e.dataset.area)`
+
+func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#filters"))); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	verdict, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#verdict")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "verdict: " + r.Verdict + " · exit " + strconv.Itoa(r.ExitCode); strings.TrimSpace(verdict) != want {
+		t.Errorf("verdict %q, want %q", verdict, want)
+	}
+	all, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(r.Requirements) {
+		t.Fatalf("%d requirement rows shown before filtering, want %d", len(all), len(r.Requirements))
+	}
+	areas := map[string]bool{}
+	for _, rr := range r.Requirements {
+		areas[rr.Area] = true
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#areas tbody tr").length`))
+	if err != nil || rows != len(areas) {
+		t.Errorf("area table: %d rows (%v), want %d", rows, err, len(areas))
+	}
+
+	// Status filters, then the area filter on top of one.
+	for _, st := range []Status{Failed, Passed, NotVerified} {
+		want := 0
+		for _, rr := range r.Requirements {
+			if rr.Status == st {
+				want++
+			}
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#filter-"+statusClass(st)))); err != nil {
+			t.Fatalf("click the %s filter: %v", st, err)
+		}
+		shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(shown) != want {
+			t.Errorf("filter %s: %d rows shown, want %d", st, len(shown), want)
+		}
+		for _, s := range shown {
+			if !strings.HasPrefix(s, string(st)+" ") {
+				t.Errorf("filter %s shows a row %q", st, s)
+			}
+		}
+		counter, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#shown")))
+		if counter != strconv.Itoa(want) {
+			t.Errorf("filter %s: the counter says %q, want %d", st, counter, want)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#filter-passed")),
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("area-filter"); s.value = "WIRE"; s.dispatchEvent(new Event("change")); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown) == 0 {
+		t.Error("passed WIRE requirements: none shown")
+	}
+	for _, s := range shown {
+		if s != "passed WIRE" {
+			t.Errorf("filter passed + WIRE shows a row %q", s)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#filter-all")),
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("area-filter"); s.value = ""; s.dispatchEvent(new Event("change")); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS)); len(back) != len(r.Requirements) {
+		t.Errorf("after all: %d rows shown, want %d", len(back), len(r.Requirements))
+	}
+
+	// The run's markup is text.
+	type inert struct {
+		Pwned   bool   `json:"pwned"`
+		Scripts int    `json:"scripts"`
+		Images  int    `json:"images"`
+		Reason  string `json:"reason"`
+		Frames  string `json:"frames"`
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[inert](`({
+		pwned: window.__pwned !== undefined,
+		scripts: document.scripts.length,
+		images: document.images.length,
+		reason: document.querySelector("#req-WIRE-001 .reason").textContent,
+		frames: document.querySelector("#req-WIRE-001 pre.frames").textContent,
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Pwned || got.Scripts != 1 || got.Images != 0 {
+		t.Errorf("markup of the run became live: %+v", got)
+	}
+	if !strings.Contains(got.Reason, "<script>window.__pwned = 1</script>") {
+		t.Errorf("the reason does not read as text: %q", got.Reason)
+	}
+	if !strings.Contains(got.Frames, "</pre><script>window.__pwned = 3</script>") {
+		t.Errorf("the frames do not read as text: %q", got.Frames)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#latency tbody tr").length`)); err != nil || n != len(r.Latency) {
+		t.Errorf("latency table: %d rows (%v), want %d", n, err, len(r.Latency))
+	}
+
+	data, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shot, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkScreenshot(t, data)
+}
+
+// checkScreenshot: a PNG of a real page, not a blank one.
+func checkScreenshot(t *testing.T, data []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the screenshot is not a PNG: %v", err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 400 || b.Dy() < 300 {
+		t.Fatalf("screenshot of %dx%d", b.Dx(), b.Dy())
+	}
+	colours := map[[3]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	if len(colours) < 16 {
+		t.Errorf("the screenshot has %d colours: a blank page?", len(colours))
+	}
+}
