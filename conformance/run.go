@@ -62,6 +62,10 @@ func Run(cfg Config) (*Result, error) {
 	if s.discovery != nil && harness == nil {
 		res.markUnreachable(s.discovery, s.env)
 	}
+	explain(&res)
+	if err := s.env.writeTrace(); err != nil {
+		res.Warnings = append(res.Warnings, "--trace: "+err.Error())
+	}
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
 		res.WriteSummary(cfg.Out)
