@@ -113,7 +113,7 @@ func wireSpecs(s *suite) {
 						if eo := f.Error(); eo == nil {
 							failf("the batch's element %s (id %s) was executed: it was answered on its own with the result %s; want none of a batch's elements executed and the batch answered at most once, -32600 with id null (§1.3)", elem, f.ID(), clip(string(f.Result())))
 						} else {
-							failf("the batch's element %s (id %s) was answered on its own, error %d %q: the server split the batch and executed its elements one by one; want none of them executed and the batch answered at most once, -32600 with id null (§1.3)", elem, f.ID(), eo.Code, eo.Message)
+							failf("the batch's element %s (id %s) was answered on its own, error %d %q: the server took the batch's elements for separate requests; want the batch answered as a whole, at most once, -32600 with id null, and none of its elements executed (§1.3)", elem, f.ID(), eo.Code, eo.Message)
 						}
 					}
 					Expect(answers).To(Equal(1), "the batch got more than one response (the latest: %s)", clip(string(f.Content)))
@@ -256,7 +256,10 @@ func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
 			expectCode(f, wire.CodeParseError, "the answer to "+what)
 			continue
 		}
-		Expect(f.ID()).To(Equal(id), "after %s", what)
+		if f.ID() != id {
+			failf("after %s: got a response with id %s (%s) before the answer to the next request (id %s): the server executed what it could not parse (repaired it, or read it as a request); want nothing executed from it, at most a -32700 with id null (§1.3)",
+				what, f.ID(), clip(string(f.Content)), id)
+		}
 		expectCode(f, wire.CodeMethodNotFound, "the request after "+what)
 		return
 	}
