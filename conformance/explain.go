@@ -30,7 +30,8 @@ type Explanation struct {
 
 // likelyCause is, per requirement, the usual reason an engine fails it,
 // written from the specification's text: one sentence a vendor can act on.
-// Every MUST requirement has one (TestLikelyCauseCoversEveryMust).
+// Every MUST requirement has one (TestLikelyCauseCoversEveryMust), and so
+// do the SHOULD ones.
 var likelyCause = map[string]string{
 	"WIRE-001":  "Content-Length counts bytes of UTF-8, not characters or UTF-16 units, and the header part ends with \\r\\n\\r\\n before exactly that many bytes of JSON.",
 	"WIRE-002":  "The writer adds header fields of its own, or labels the content with a charset other than utf-8; only Content-Length and Content-Type may be written.",
@@ -181,6 +182,20 @@ var likelyCause = map[string]string{
 	"CLI-012":   "The client library's resolveLocators does not observe once without options and resolve the expression locally.",
 	"CLI-013":   "The client library's close sequence or its SIGTERM/SIGKILL timing is wrong.",
 	"CLI-014":   "The client library calls the server method despite a session hook, answers a server request other than resolveSecret, or keeps a malformed connection.",
+
+	// SHOULD requirements (warnings).
+	"WIRE-005":  "The envelope is not validated: a wrong or missing jsonrpc, a boolean or fractional id, or a non-string method must get -32600, not run.",
+	"WIRE-007":  "The reader trusts Content-Length: above 64 MiB, or without a valid one, close the connection at once instead of waiting for content.",
+	"LIFE-012":  "startAttempt with an attempt open replaces it (or succeeds) instead of failing engine INVALID_STATE.",
+	"OBS-008":   "pixels are captured by default; they come only with options.pixels: true.",
+	"OBS-013":   "engine/observe has side effects on the page (focus, hover or clicks while reading the tree).",
+	"ACT-018":   "tap ignores modifiers it cannot hold and clicks plainly, instead of failing UNSUPPORTED_CAPABILITY.",
+	"STATE-005": "state/restore accepts a foreign format (or fails with another code) instead of e2e SESSION_INVALID, category configuration.",
+	"ART-005":   "stopVideo without startVideo fails or returns null instead of [].",
+	"SIG-002":   "An operation aborted at send answers its own error instead of the abort's reason (code, message and data as given).",
+	"SIG-004":   "An aborted in-flight request answers its own error instead of the $/abort's reason.",
+	"SIG-006":   "An aborted in-flight request without a reason answers something other than engine CANCELLED, retryable false.",
+	"SIG-012":   "session/open ignores its timeoutMs and waits for the slow page.",
 }
 
 // wantRE and gotRE find what a failure message wanted and what came.
