@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/e2e-conform/toolkit/conformance/catalog"
 )
 
@@ -295,6 +297,7 @@ func checksFraming(ids []string) bool {
 var (
 	gomegaTypeRE = regexp.MustCompile(`<([^<>|\n]+) \| 0x[0-9a-f]+>`)
 	durationRE   = regexp.MustCompile(`<time\.Duration>: (-?\d+)`)
+	valueTagRE   = regexp.MustCompile(`<[^<>\n]+>: `)
 )
 
 // cleanFailure rewrites a failure message so that it carries no gomega
@@ -315,15 +318,17 @@ func cleanFailure(msg string) string {
 		return strings.TrimRight(desc, " :") + ": " + errorText(rest)
 	case strings.HasPrefix(rest, "Expected") && strings.Contains(desc, "want"):
 		return desc
+	case strings.HasPrefix(rest, "Expected"):
+		if got, want, ok := expectedClause(rest); ok {
+			return strings.TrimRight(desc, " :") + ": got " + got + ", want " + want
+		}
+	case strings.HasPrefix(desc, "Expected"):
+		if got, want, ok := expectedClause(msg); ok {
+			return "got " + got + ", want " + want
+		}
 	}
 	msg = gomegaTypeRE.ReplaceAllString(msg, "<$1>")
-	return durationRE.ReplaceAllStringFunc(msg, func(m string) string {
-		ns, err := strconv.ParseInt(durationRE.FindStringSubmatch(m)[1], 10, 64)
-		if err != nil {
-			return m
-		}
-		return fmt.Sprintf("%d ms", time.Duration(ns).Milliseconds())
-	})
+	return durationRE.ReplaceAllStringFunc(msg, msDuration)
 }
 
 // errorText is the error's own text in gomega's "Unexpected error:" block:
@@ -373,4 +378,64 @@ func clipConsole(s string) string {
 		return elideMiddle(s, 600)
 	}
 	return s
+}
+
+// failureText is a failed spec's message, cleaned (cleanFailure): a spec
+// that ran out of its budget says so in ms, with what it was waiting for
+// (the failure recorded as the timeout interrupted it).
+func failureText(sr types.SpecReport) string {
+	msg := cleanFailure(sr.Failure.Message)
+	if sr.State == types.SpecStateTimedout {
+		msg = fmt.Sprintf("the spec ran out of its %d ms budget", sr.RunTime.Milliseconds())
+		if af := sr.Failure.AdditionalFailure; af != nil && af.Failure.Message != "" {
+			msg += " while " + cleanFailure(af.Failure.Message)
+		} else if sr.Failure.Message != "" && !strings.HasPrefix(sr.Failure.Message, "A spec timeout occurred") {
+			msg += ": " + cleanFailure(sr.Failure.Message)
+		}
+	}
+	return msg
+}
+
+// expectedClause reads gomega's "Expected\n    <T>: got\nto equal\n    <T>:
+// want" into "got" and "it to equal want", the values without their type
+// tags (durations in ms).
+func expectedClause(block string) (got, want string, ok bool) {
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	if len(lines) < 3 || strings.TrimSpace(lines[0]) != "Expected" {
+		return "", "", false
+	}
+	var actual, matcher, expected []string
+	part := &actual
+	for _, l := range lines[1:] {
+		t := strings.TrimSpace(l)
+		if part == &actual && (strings.HasPrefix(t, "to ") || strings.HasPrefix(t, "not to ")) {
+			matcher, part = append(matcher, t), &expected
+			continue
+		}
+		*part = append(*part, t)
+	}
+	if len(matcher) == 0 {
+		return "", "", false
+	}
+	value := func(l []string) string {
+		v := strings.Join(l, " ")
+		v = gomegaTypeRE.ReplaceAllString(v, "<$1>")
+		v = durationRE.ReplaceAllStringFunc(v, msDuration)
+		v = valueTagRE.ReplaceAllString(v, "")
+		return clipConsole(strings.TrimSpace(v))
+	}
+	want = "it " + strings.Join(matcher, " ")
+	if e := value(expected); e != "" {
+		want += " " + e
+	}
+	return value(actual), want, true
+}
+
+// msDuration rewrites "<time.Duration>: 5003000000" as "5003 ms".
+func msDuration(m string) string {
+	ns, err := strconv.ParseInt(durationRE.FindStringSubmatch(m)[1], 10, 64)
+	if err != nil {
+		return m
+	}
+	return fmt.Sprintf("%d ms", time.Duration(ns).Milliseconds())
 }

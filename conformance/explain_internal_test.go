@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
@@ -70,6 +71,9 @@ func TestCleanFailureDropsValueDumps(t *testing.T) {
 				g.Expect(&wire.ErrorObject{Code: -32601, Message: "nope"}).To(gomega.BeNil(), "foo: want a result, got error -32601 \"nope\"")
 			}),
 			[]string{"foo: want a result, got error -32601"}, []string{"0x", "*wire.ErrorObject"}},
+		{"equal without want",
+			gomegaMessage(func(g gomega.Gomega) { g.Expect(`"1"`).To(gomega.Equal("1"), "protocolVersion of the result") }),
+			[]string{`protocolVersion of the result: got \"1\", want it to equal 1`}, []string{"<string>", "\n"}},
 		{"duration",
 			gomegaMessage(func(g gomega.Gomega) {
 				g.Expect(5*time.Second + 3*time.Millisecond).To(gomega.BeNumerically("<", time.Second))
@@ -238,5 +242,20 @@ func TestViolationsNameTheMessageAndConnection(t *testing.T) {
 	}
 	if !strings.Contains(v[0].exchange, "engine/observe") {
 		t.Errorf("the violation's exchange: %q", v[0].exchange)
+	}
+}
+
+func TestTimedOutSpecSaysWhatItWaitedFor(t *testing.T) {
+	sr := types.SpecReport{State: types.SpecStateTimedout, RunTime: 30*time.Second + 12*time.Millisecond,
+		Failure: types.Failure{Message: "A spec timeout occurred", AdditionalFailure: &types.AdditionalFailure{
+			State: types.SpecStateFailed,
+			Failure: types.Failure{Message: gomegaMessage(func(g gomega.Gomega) {
+				g.Expect(errors.New("no message: spec timeout occurred")).NotTo(gomega.HaveOccurred(), "waiting for the answer to lifecycle/init")
+			})},
+		}}}
+	got := failureText(sr)
+	want := "the spec ran out of its 30012 ms budget while waiting for the answer to lifecycle/init: no message: spec timeout occurred"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

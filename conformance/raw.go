@@ -438,16 +438,22 @@ func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
 // Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
 // passing over notifications; a response with another id is an error.
 func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
+	waited := "id " + id
+	r.mu.Lock()
+	if m, ok := r.pending[id]; ok {
+		waited = fmt.Sprintf("%s (id %s)", m, id)
+	}
+	r.mu.Unlock()
 	for {
 		f, err := r.Next(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("waiting for the response to id %s: %w", id, err)
+			return nil, fmt.Errorf("waiting for the response to %s: %w", waited, err)
 		}
 		if !f.IsResponse() {
 			continue
 		}
 		if f.ID() != id {
-			return f, fmt.Errorf("got a response with id %s while waiting for id %s", f.ID(), id)
+			return f, fmt.Errorf("got a response with id %s (%s) while waiting for the answer to %s", f.ID(), r.env.Redact(clip(string(f.Content))), waited)
 		}
 		return f, nil
 	}

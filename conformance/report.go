@@ -121,7 +121,7 @@ func specsFrom(r types.Report) []SpecResult {
 		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
 			res.Status, res.Message = NotSelected, msg
 		default: // failed, panicked, timedout, interrupted, aborted
-			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+cleanFailure(msg))
+			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+failureText(sr))
 		}
 		for _, e := range sr.ReportEntries {
 			switch e.Name {

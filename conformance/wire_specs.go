@@ -250,7 +250,7 @@ func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
 			if strings.Contains(err.Error(), "connection ended") {
 				return
 			}
-			Fail(fmt.Sprintf("after %s the server neither answered the next request nor closed within 5000 ms: %v", what, err))
+			Fail(fmt.Sprintf("after %s the server neither answered the next request, foo/bar (id %s), nor closed the connection within 5000 ms: %v", what, id, err))
 		}
 		if f.ID() == "null" {
 			expectCode(f, wire.CodeParseError, "the answer to "+what)
