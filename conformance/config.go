@@ -51,6 +51,11 @@ type Config struct {
 	SpecTimeout, RunTimeout time.Duration
 	// Verbose, when set, receives every frame exchanged, secrets redacted.
 	Verbose io.Writer
+	// Trace, when set, receives every frame of every connection as JSON
+	// Lines (trace.go: time in µs since the run started, connection id and
+	// role, direction, method and id, the frame), secrets redacted, written
+	// when the run ends; at most 256 MiB, then a final marker line.
+	Trace io.Writer
 	// Out receives the human summary (nil: discarded).
 	Out io.Writer
 	// Name labels the engine configuration in reports (default: the

@@ -36,14 +36,27 @@ type Env struct {
 	FixtureURL string // base URL of the suite's fixture server
 
 	mu         sync.Mutex
-	frames     []frameRecord // the last frames exchanged, for failure reports
-	violations map[string][]string
-	sent       map[string]bool
-	stderr     []string
-	secrets    []string // canaries and secret values never to appear
-	counter    int
-	srv        *http.Server
-	held       holds // the pages the fixture server holds (hold.go)
+	frames     []frameRecord // the last frames exchanged (actLastResult)
+	violations map[string][]violationRec
+	conns      int // connections opened so far (connInfo ids)
+	// specExchange is the running spec's frames, labelled by connection;
+	// lastExchange and lastIDs those of the spec that ran last (trace.go).
+	specExchange *exchange
+	lastExchange *exchange
+	lastIDs      []string
+	// trace holds the --trace lines (nil without Config.Trace).
+	trace *traceLog
+	// specBroken is how the stream of a connection the running spec used
+	// broke ("" while none did): the spec then ends at once, not verified.
+	specBroken string
+	// specClients are the client connections the running spec opened.
+	specClients []*client.Conn
+	sent        map[string]bool
+	stderr      []string
+	secrets     []string // canaries and secret values never to appear
+	counter     int
+	srv         *http.Server
+	held        holds // the pages the fixture server holds (hold.go)
 	// runEvidence is every observation of the run, specEvidence those of
 	// the spec running now (evidence.go).
 	runEvidence  Evidence
@@ -66,9 +79,63 @@ type frameRecord struct {
 	content string
 }
 
+// violationRec is one run-wide violation: its message, naming the message
+// and connection it was found in, and that connection's recent frames.
+type violationRec struct {
+	msg      string
+	exchange string
+}
+
+// msgCtx says where a message the server wrote was read: its connection and
+// what it was ("the answer to engine/observe (id 7)"), for violations.
+type msgCtx struct {
+	conn  *connInfo
+	where string
+}
+
+// suffix is " (in the answer to engine/observe (id 7), conn 3 (client))".
+func (m msgCtx) suffix() string {
+	switch {
+	case m.where != "" && m.conn != nil:
+		return " (in " + m.where + ", " + m.conn.label() + ")"
+	case m.conn != nil:
+		return " (on " + m.conn.label() + ")"
+	case m.where != "":
+		return " (in " + m.where + ")"
+	}
+	return ""
+}
+
+// describeMessage names a message the server wrote: answer is the request
+// it answers ("engine/observe (id 7)"), "" when unknown.
+func describeMessage(f *Frame, answer string) string {
+	switch {
+	case f.Msg == nil:
+		return "a frame that is not a JSON object"
+	case f.IsResponse() && answer != "":
+		return "the answer to " + answer
+	case f.IsResponse():
+		return "the response with id " + orDefault(f.ID(), "(none)")
+	}
+	if id := f.ID(); id != "" {
+		return fmt.Sprintf("the request %s (id %s)", f.Method(), id)
+	}
+	return "the notification " + f.Method()
+}
+
 // newEnv prepares the transport and the fixture server.
 func newEnv(cfg Config) (*Env, error) {
-	e := &Env{cfg: cfg, violations: map[string][]string{}, sent: map[string]bool{}, runEvidence: Evidence{}}
+	e := &Env{cfg: cfg, violations: map[string][]violationRec{}, sent: map[string]bool{}, runEvidence: Evidence{}}
+	if cfg.Trace != nil {
+		e.trace = &traceLog{start: time.Now()}
+	}
+	// The configured E2E_SECRET_* values go out in every lifecycle/init's
+	// env: they are secrets from the first frame on.
+	for k, v := range cfg.Env {
+		if strings.HasPrefix(k, "E2E_SECRET_") {
+			e.Secret(v)
+		}
+	}
 	s, err := schema.Load()
 	if err != nil {
 		return nil, err
@@ -162,38 +229,6 @@ func (s stderrRecorder) Handle(_ context.Context, r slog.Record) error {
 func (s stderrRecorder) WithAttrs([]slog.Attr) slog.Handler { return s }
 func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
 
-// recordFrame keeps the last frames for failure reports and writes them to
-// Verbose, secrets redacted.
-func (e *Env) recordFrame(dir rpc.Direction, content []byte) {
-	if dir == rpc.Received {
-		e.frameReceived()
-	}
-	if dir == rpc.Received {
-		e.registerDerived(content) // before the frame is shown anywhere
-	}
-	s := e.Redact(string(content))
-	e.mu.Lock()
-	e.frames = append(e.frames, frameRecord{dir, s})
-	if len(e.frames) > 12 {
-		e.frames = e.frames[len(e.frames)-12:]
-	}
-	e.mu.Unlock()
-	if e.cfg.Verbose != nil {
-		fmt.Fprintf(e.cfg.Verbose, "%s %s\n", dir, s)
-	}
-}
-
-// LastFrames renders the last frames exchanged, for a failure message.
-func (e *Env) LastFrames() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var b strings.Builder
-	for _, f := range e.frames {
-		fmt.Fprintf(&b, "  %s %s\n", f.dir, clip(f.content))
-	}
-	return b.String()
-}
-
 // Secret registers a value that must never appear in what the server
 // writes (ERR-007) and is redacted from verbose output.
 func (e *Env) Secret(v string) {
@@ -201,8 +236,13 @@ func (e *Env) Secret(v string) {
 		return
 	}
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range e.secrets {
+		if s == v {
+			return
+		}
+	}
 	e.secrets = append(e.secrets, v)
-	e.mu.Unlock()
 }
 
 // Redact replaces every registered secret in s, raw and in every encoded
@@ -218,18 +258,35 @@ func (e *Env) Redact(s string) string {
 // violation records a failure of a run-wide requirement, found while
 // reading what the server sent; the global specs report them.
 func (e *Env) violation(id, format string, args ...any) {
+	e.violationIn(msgCtx{}, id, format, args...)
+}
+
+// violationIn records a violation found in a message read as mc says: the
+// message names it and its connection, and keeps the connection's recent
+// frames.
+func (e *Env) violationIn(mc msgCtx, id, format string, args ...any) {
+	rec := violationRec{msg: e.Redact(fmt.Sprintf(format, args...) + mc.suffix()), exchange: mc.conn.recentExchange()}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.violations[id]) < 20 {
-		e.violations[id] = append(e.violations[id], fmt.Sprintf(format, args...))
+		e.violations[id] = append(e.violations[id], rec)
 	}
 }
 
 // Violations returns what was recorded against id.
 func (e *Env) Violations(id string) []string {
+	var out []string
+	for _, v := range e.violationRecords(id) {
+		out = append(out, v.msg)
+	}
+	return out
+}
+
+// violationRecords returns the violations recorded against id.
+func (e *Env) violationRecords(id string) []violationRec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]string(nil), e.violations[id]...)
+	return append([]violationRec(nil), e.violations[id]...)
 }
 
 // markSent records a server-to-client message kind (S2C applicability).
@@ -319,7 +376,7 @@ func (e *Env) Raw(ctx context.Context) (*Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.newRaw(tc), nil
+	return e.newRaw(tc, e.newConn(roleRaw)), nil
 }
 
 // Messages collects the server-to-client messages of a client connection.
@@ -347,33 +404,39 @@ func (m *Messages) All() []string {
 func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, error) {
 	msgs := &Messages{}
 	pending := &requestMethods{methods: map[string]pendingRequest{}}
+	conn := e.newConn(roleClient)
 	m := e.Manifest
 	cc := client.ConnConfig{
 		Transport: e.tr, Context: transport.Context{Role: role, Env: e.cfg.Env, Cwd: e.cwd},
 		Manifest: &m, ClientInfo: wire.ClientInfo{Name: "e2e-conform"}, Schemas: e.Schemas,
 		Trace: func(dir rpc.Direction, content []byte) {
 			now := time.Now()
-			e.recordFrame(dir, content)
+			e.recordFrame(conn, dir, content)
 			if dir == rpc.Sent {
 				pending.sent(content, now)
 			}
 			if dir == rpc.Received {
 				f := &Frame{Content: content}
 				_ = json.Unmarshal(content, &f.Msg)
-				e.checkServerMessage(f)
+				method, took, answered := pending.answered(f, now)
+				answer := ""
+				if answered {
+					answer = fmt.Sprintf("%s (id %s)", method, f.ID())
+				}
+				mc := msgCtx{conn: conn, where: describeMessage(f, answer)}
+				e.checkServerMessage(f, mc)
 				// Results on client connections are validated like raw
 				// ones (WIRE-012, WIRE-013): the client library decodes
 				// leniently, and a void method answering {} or an
 				// observation without viewport must not pass unseen.
-				method, took, ok := pending.answered(f, now)
-				if ok {
+				if answered {
 					e.latency.record(method, took, f.Error() != nil)
 				}
-				if ok && f.Error() == nil && wire.IsEngineMethod(method) {
-					e.checkResult(method, f.Result())
+				if answered && f.Error() == nil && wire.IsEngineMethod(method) {
+					e.checkResult(method, f.Result(), mc)
 				}
 				if f.Msg == nil && len(content) > 0 && content[0] == '[' {
-					e.checkBatch(content)
+					e.checkBatch(content, mc)
 				}
 			}
 		},
@@ -399,6 +462,13 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 		cc.Manifest = nil // discovery
 	}
 	c, err := client.Open(ctx, cc)
+	if c != nil {
+		e.mu.Lock()
+		if len(e.specClients) < 64 {
+			e.specClients = append(e.specClients, c)
+		}
+		e.mu.Unlock()
+	}
 	return c, msgs, err
 }
 
@@ -431,14 +501,14 @@ func (e *Env) attemptWith(ctx context.Context, c *client.Conn, screens bool) (cl
 // checkServerMessage applies the run-wide checks to one message the server
 // sent: schema (WIRE-013), no null optional member (WIRE-012), error shapes
 // (ERR-001…006), and the server's requests (S2C-004).
-func (e *Env) checkServerMessage(f *Frame) {
+func (e *Env) checkServerMessage(f *Frame, mc msgCtx) {
 	if f.Msg == nil {
 		return
 	}
 	if f.IsResponse() {
-		e.checkResponseShape(f)
+		e.checkResponseShape(f, mc)
 		if eo, ok := f.Msg["error"]; ok {
-			e.checkError(eo)
+			e.checkError(eo, mc)
 		}
 		return
 	}
@@ -465,37 +535,37 @@ func (e *Env) checkServerMessage(f *Frame) {
 	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment, wire.MethodScreen:
 	default:
 		if _, isRequest := f.Msg["id"]; isRequest {
-			e.violation("S2C-004", "the server sent the request %s", method)
+			e.violationIn(mc, "S2C-004", "the server sent the request %s", method)
 		}
 		return
 	}
 	if err := e.Schemas.ValidateServerMessage(method, params); err != nil {
-		e.violation("WIRE-013", "%s params: %v", method, err)
+		e.violationIn(mc, "WIRE-013", "%s params: %v", method, err)
 		if strings.Contains(err.Error(), "null") {
-			e.violation("WIRE-012", "%s params: %v", method, err)
+			e.violationIn(mc, "WIRE-012", "%s params: %v", method, err)
 		}
 		if method == wire.MethodAppLog || method == wire.MethodEngineLog || method == wire.MethodNavigation || method == wire.MethodEnvironment {
-			e.violation("S2C-003", "%s params: %v", method, err)
+			e.violationIn(mc, "S2C-003", "%s params: %v", method, err)
 		}
 		if method == wire.MethodScreen {
-			e.violation("S2C-002", "%s params: %v", method, err)
+			e.violationIn(mc, "S2C-002", "%s params: %v", method, err)
 		}
 		if method == wire.MethodResolveSecret {
-			e.violation("S2C-004", "%s params: %v", method, err)
+			e.violationIn(mc, "S2C-004", "%s params: %v", method, err)
 		}
 	}
-	e.checkSecrets(method, string(params))
+	e.checkSecrets(mc.where, string(params))
 }
 
 // checkResult validates a result against its method's schema (WIRE-012,
 // WIRE-013).
-func (e *Env) checkResult(method string, raw []byte) {
+func (e *Env) checkResult(method string, raw []byte, mc msgCtx) {
 	e.observed("WIRE-012", "result of "+method+" checked")
 	e.observed("WIRE-013", "result of "+method+" validated")
 	if err := e.Schemas.ValidateResult(method, raw); err != nil {
-		e.violation("WIRE-013", "result of %s: %v", method, err)
+		e.violationIn(mc, "WIRE-013", "result of %s: %v", method, err)
 		if strings.Contains(err.Error(), "null") {
-			e.violation("WIRE-012", "result of %s: %v", method, err)
+			e.violationIn(mc, "WIRE-012", "result of %s: %v", method, err)
 		}
 	}
 }
@@ -516,12 +586,12 @@ func (e *Env) checkSecrets(where, text string) {
 	}
 }
 
-func (e *Env) checkError(raw json.RawMessage) {
+func (e *Env) checkError(raw json.RawMessage, mc msgCtx) {
 	e.observed("WIRE-013", "error object validated")
 	e.observed("ERR-005", "error object checked")
 	e.observed("ERR-006", "error message checked")
 	if err := e.Schemas.ValidateType("ErrorObject", raw); err != nil {
-		e.violation("WIRE-013", "error object: %v", err)
+		e.violationIn(mc, "WIRE-013", "error object: %v", err)
 	}
 	var eo struct {
 		Code    int64           `json:"code"`
@@ -530,16 +600,16 @@ func (e *Env) checkError(raw json.RawMessage) {
 	}
 	_ = json.Unmarshal(raw, &eo)
 	if eo.Message == "" {
-		e.violation("ERR-006", "an error with an empty message (code %d)", eo.Code)
+		e.violationIn(mc, "ERR-006", "an error with an empty message (code %d)", eo.Code)
 	}
 	// §0.4: a sender MUST NOT write null for an absent member (WIRE-012);
 	// an error object's members, and those of its data and causes, are
 	// never null (details, the engine's own object, is not searched).
 	e.observed("WIRE-012", "error object checked")
 	if where := nullErrorMember(raw, "error"); where != "" {
-		e.violation("WIRE-012", "%s is null: an absent member is omitted, never null (§0.4)", where)
+		e.violationIn(mc, "WIRE-012", "%s is null: an absent member is omitted, never null (§0.4)", where)
 	}
-	e.checkSecrets("an error message", string(raw))
+	e.checkSecrets("the error object of "+orDefault(mc.where, "a response"), string(raw))
 	var d map[string]json.RawMessage
 	hasData := json.Unmarshal(eo.Data, &d) == nil && d != nil
 	if eo.Code == wire.CodeEngineError {
@@ -563,10 +633,10 @@ func (e *Env) checkError(raw json.RawMessage) {
 			}
 			r := string(d["retryable"])
 			if !known || (r != "true" && r != "false") {
-				e.violation("ERR-002", "engine error data %s", clip(string(eo.Data)))
+				e.violationIn(mc, "ERR-002", "engine error data %s", clip(string(eo.Data)))
 			}
 			if r == "true" && code != "NODE_STALE" && code != "FRAME_NOT_FOUND" {
-				e.violation("ERR-003", "retryable %s", code)
+				e.violationIn(mc, "ERR-003", "retryable %s", code)
 			}
 		case "e2e":
 			var cat, code string
@@ -577,15 +647,15 @@ func (e *Env) checkError(raw json.RawMessage) {
 			det, hasDet := d["details"]
 			if (cat != "test" && cat != "configuration" && cat != "infrastructure" && cat != "internal" && cat != "interrupted") ||
 				code == "" || (r != "true" && r != "false") || (hasDet && (len(det) == 0 || det[0] != '{')) {
-				e.violation("ERR-004", "e2e error data %s", clip(string(eo.Data)))
+				e.violationIn(mc, "ERR-004", "e2e error data %s", clip(string(eo.Data)))
 			}
 		default:
-			e.violation("ERR-001", "-32000 error without data.type engine or e2e: %s", clip(string(raw)))
+			e.violationIn(mc, "ERR-001", "-32000 error without data.type engine or e2e: %s", clip(string(raw)))
 		}
 	} else if hasData {
 		for k := range d {
 			if k != "stack" && k != "errno" && k != "cause" {
-				e.violation("ERR-005", "error %d carries data member %q", eo.Code, k)
+				e.violationIn(mc, "ERR-005", "error %d carries data member %q", eo.Code, k)
 			}
 		}
 	}
@@ -594,11 +664,11 @@ func (e *Env) checkError(raw json.RawMessage) {
 		cur := d
 		for cur != nil {
 			if s, ok := cur["stack"]; ok && (len(s) == 0 || s[0] != '"') {
-				e.violation("ERR-005", "stack is not a string")
+				e.violationIn(mc, "ERR-005", "stack is not a string")
 			}
 			if en, ok := cur["errno"]; ok {
 				if _, isInt := wire.ParseInteger(en); !isInt && (len(en) == 0 || en[0] != '"') {
-					e.violation("ERR-005", "errno is neither a string nor an integer")
+					e.violationIn(mc, "ERR-005", "errno is neither a string nor an integer")
 				}
 			}
 			c, ok := cur["cause"]
@@ -607,14 +677,14 @@ func (e *Env) checkError(raw json.RawMessage) {
 			}
 			depth++
 			if depth > 8 {
-				e.violation("ERR-005", "cause nested deeper than 8 levels")
+				e.violationIn(mc, "ERR-005", "cause nested deeper than 8 levels")
 				break
 			}
 			var next struct {
 				Data map[string]json.RawMessage `json:"data"`
 			}
 			if json.Unmarshal(c, &next) != nil {
-				e.violation("ERR-005", "cause is not an error object")
+				e.violationIn(mc, "ERR-005", "cause is not an error object")
 				break
 			}
 			cur = next.Data
@@ -654,53 +724,53 @@ func nullErrorMember(raw json.RawMessage, path string) string {
 // "exactly one response with "jsonrpc": "2.0", the request's id …, and
 // exactly one of result and error, an error having an integer code and a
 // string message" (§1.4).
-func (e *Env) checkResponseShape(f *Frame) {
+func (e *Env) checkResponseShape(f *Frame, mc msgCtx) {
 	e.observed("WIRE-008", "response shape checked")
 	id := f.ID()
 	if v := string(f.Msg["jsonrpc"]); v != `"2.0"` {
 		if v == "" {
 			v = "no jsonrpc member"
 		}
-		e.violation("WIRE-008", "the response with id %s carries %s, want \"jsonrpc\": \"2.0\"", orDefault(id, "(none)"), v)
+		e.violationIn(mc, "WIRE-008", "the response with id %s carries %s, want \"jsonrpc\": \"2.0\"", orDefault(id, "(none)"), v)
 	}
 	_, hasResult := f.Msg["result"]
 	eo, hasError := f.Msg["error"]
 	switch {
 	case hasResult && hasError:
-		e.violation("WIRE-008", "the response with id %s carries both result and error", id)
+		e.violationIn(mc, "WIRE-008", "the response with id %s carries both result and error", id)
 	case !hasResult && !hasError:
-		e.violation("WIRE-008", "the response with id %s carries neither result nor error: %s", id, clip(string(f.Content)))
+		e.violationIn(mc, "WIRE-008", "the response with id %s carries neither result nor error: %s", id, clip(string(f.Content)))
 	}
 	if id == "" {
-		e.violation("WIRE-008", "a response without an id: %s", clip(string(f.Content)))
+		e.violationIn(mc, "WIRE-008", "a response without an id: %s", clip(string(f.Content)))
 	}
 	if !hasError {
 		return
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(eo, &m) != nil || m == nil {
-		e.violation("WIRE-008", "the error of the response with id %s is not an object: %s", id, clip(string(eo)))
+		e.violationIn(mc, "WIRE-008", "the error of the response with id %s is not an object: %s", id, clip(string(eo)))
 		return
 	}
 	if _, isInt := wire.ParseInteger(m["code"]); !isInt {
-		e.violation("WIRE-008", "the error of the response with id %s has code %s, want an integer", id, orDefault(string(m["code"]), "(none)"))
+		e.violationIn(mc, "WIRE-008", "the error of the response with id %s has code %s, want an integer", id, orDefault(string(m["code"]), "(none)"))
 	}
 	if msg := m["message"]; len(msg) == 0 || msg[0] != '"' {
-		e.violation("WIRE-008", "the error of the response with id %s has message %s, want a string", id, orDefault(string(msg), "(none)"))
+		e.violationIn(mc, "WIRE-008", "the error of the response with id %s has message %s, want a string", id, orDefault(string(msg), "(none)"))
 	}
 }
 
 // checkBatch applies the run-wide checks to content that is a JSON array:
 // "Batches MUST NOT be sent (D3)" (§1.4), so a response inside one is not
 // the one response its request gets (WIRE-008).
-func (e *Env) checkBatch(content []byte) {
+func (e *Env) checkBatch(content []byte, mc msgCtx) {
 	var list []map[string]json.RawMessage
 	if json.Unmarshal(content, &list) != nil {
 		return
 	}
 	for _, m := range list {
 		if _, isMsg := m["method"]; !isMsg && m != nil {
-			e.violation("WIRE-008", "the response with id %s came inside a batch, which §1.4 forbids (\"Batches MUST NOT be sent\"): %s", orDefault(string(m["id"]), "(none)"), clip(string(content)))
+			e.violationIn(mc, "WIRE-008", "the response with id %s came inside a batch, which §1.4 forbids (\"Batches MUST NOT be sent\"): %s", orDefault(string(m["id"]), "(none)"), clip(string(content)))
 		}
 	}
 }

@@ -120,10 +120,27 @@ func (e *Env) requireRunEvidence(id, why string) {
 // the spec's requirements, each credited with every frame the server
 // writes while it runs (the floor of evidence: a spec that read nothing
 // from the server cannot have checked it).
+//
+// It also starts the spec's exchange: every frame of every connection
+// until endSpec, labelled by connection (trace.go), the failure report's
+// LastFrames.
 func (e *Env) beginSpec(ids []string) {
 	e.mu.Lock()
 	e.specEvidence = Evidence{}
 	e.specIDs = ids
+	e.specExchange = &exchange{}
+	e.lastExchange, e.lastIDs = e.specExchange, ids
+	e.specClients = nil
+	e.mu.Unlock()
+}
+
+// prepareSpec forgets the previous spec's exchange and broken stream, as
+// the spec starts (before the server-to-client scenario it may run, whose
+// broken stream counts as the spec's).
+func (e *Env) prepareSpec(ids []string) {
+	e.mu.Lock()
+	e.lastExchange, e.lastIDs = nil, ids
+	e.specBroken, e.specClients = "", nil
 	e.mu.Unlock()
 }
 
@@ -140,12 +157,13 @@ func (e *Env) frameReceived() {
 	}
 }
 
-// endSpec returns the running spec's evidence and stops recording it.
+// endSpec returns the running spec's evidence and stops recording it and
+// its exchange (which LastFrames still renders).
 func (e *Env) endSpec() Evidence {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ev := e.specEvidence
-	e.specEvidence, e.specIDs = nil, nil
+	e.specEvidence, e.specIDs, e.specExchange = nil, nil, nil
 	return ev
 }
 

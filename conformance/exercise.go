@@ -139,7 +139,7 @@ func (w *workload) call(ctx context.Context, method, params string) (*Frame, boo
 		}
 		w.answered++
 		if f.Error() == nil && wire.IsEngineMethod(method) {
-			w.e.checkResult(method, f.Result())
+			w.e.checkResult(method, f.Result(), f.answerCtx(method))
 		}
 		return f, true
 	}

@@ -199,7 +199,7 @@ func (s *session) take(f *Frame) {
 		delete(s.sent, id)
 		s.replies[id] = reply{f, now, method, len(s.replies)}
 		if f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodShutdown) {
-			s.e.checkResult(method, f.Result())
+			s.e.checkResult(method, f.Result(), f.answerCtx(method))
 		}
 		if id == s.endID {
 			s.open, s.endID = "", ""

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +28,14 @@ type Frame struct {
 	// time bounds are measured to it, not to when a spec got around to
 	// looking (the suite's own scheduling and GC stay out of them).
 	At time.Time
+	// conn is the connection it was read on.
+	conn *connInfo
+}
+
+// answerCtx names the frame, the answer to a request for method, for
+// violations found in it.
+func (f *Frame) answerCtx(method string) msgCtx {
+	return msgCtx{conn: f.conn, where: describeMessage(f, fmt.Sprintf("%s (id %s)", method, f.ID()))}
 }
 
 // Method is the message's method, "" for a response.
@@ -62,46 +72,133 @@ func (f *Frame) Result() json.RawMessage { return f.Msg["result"] }
 // (WIRE-001, WIRE-002) and recorded.
 type Raw struct {
 	env    *Env
+	conn   *connInfo
 	tc     transport.Conn
 	frames chan *Frame
 	done   chan struct{}
 	mu     sync.Mutex
 	err    error // why reading stopped
 	wmu    sync.Mutex
-	// pending are the raw ids of the requests written and not yet
-	// answered (WIRE-008's id check).
-	pending map[string]bool
+	// pending maps the raw ids of the requests written and not yet
+	// answered to their methods (WIRE-008's id check, and the method a
+	// violation names).
+	pending map[string]string
 	// lost is set once a content part did not parse: what follows may be
-	// out of step with the frames (read only by the reader goroutine).
-	lost bool
+	// out of step with the frames (read only by the reader goroutine);
+	// lostAt describes it.
+	lost   bool
+	lostAt string
 }
 
-func (e *Env) newRaw(tc transport.Conn) *Raw {
-	r := &Raw{env: e, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]bool{}}
+func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
+	r := &Raw{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{}}
 	go r.read()
 	return r
 }
 
+// read delivers the frames the server writes. Once the stream is broken
+// (a header part that does not parse, or content that is not UTF-8 JSON
+// or does not match its Content-Length: WIRE-001), nothing after it can be
+// trusted to be a frame: the frames channel closes at once with the reason
+// ("the stream broke at …"), so that no spec waits its budget for an
+// answer that cannot come, and the rest is read and discarded until the
+// server closes its side (so that it never blocks writing).
 func (r *Raw) read() {
 	defer close(r.done)
-	defer close(r.frames)
 	br := bufio.NewReader(r.tc)
 	for {
 		f, err := r.readFrame(br)
 		if f != nil {
 			f.At = time.Now()
+			f.conn = r.conn
 		}
 		if err != nil {
+			var be *brokenStream
+			if errors.As(err, &be) {
+				r.env.streamBroke(be.Error())
+			}
 			r.mu.Lock()
 			r.err = err
 			r.mu.Unlock()
+			close(r.frames)
+			if be != nil {
+				_, _ = io.Copy(io.Discard, br)
+			}
 			return
 		}
-		r.env.recordFrame(rpc.Received, f.Content)
-		r.env.checkServerMessage(f)
+		r.env.recordFrame(r.conn, rpc.Received, f.Content)
+		r.env.checkServerMessage(f, msgCtx{conn: r.conn, where: describeMessage(f, r.answers(f))})
 		r.checkID(f)
 		r.frames <- f
+		if r.lost {
+			be := &brokenStream{conn: r.conn, at: r.lostAt}
+			r.env.streamBroke(be.Error())
+			r.mu.Lock()
+			r.err = be
+			r.mu.Unlock()
+			close(r.frames)
+			_, _ = io.Copy(io.Discard, br)
+			return
+		}
 	}
+}
+
+// brokenStream is the end of a raw connection's frames after a framing
+// fault of the server's.
+type brokenStream struct {
+	conn *connInfo
+	at   string // the fault, with the bytes around it
+}
+
+func (b *brokenStream) Error() string {
+	return "the stream broke at " + b.at + " on " + b.conn.label()
+}
+
+// answers is the request a response answers, "engine/observe (id 7)", ""
+// when it is not a response to a request the suite wrote.
+func (r *Raw) answers(f *Frame) string {
+	if !f.IsResponse() {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m, ok := r.pending[f.ID()]; ok {
+		return fmt.Sprintf("%s (id %s)", m, f.ID())
+	}
+	return ""
+}
+
+// awaited names the requests written and not yet answered, for a fault
+// found while reading ("while the answer to engine/observe (id 7) was
+// awaited").
+func (r *Raw) awaited() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var l []string
+	for id, m := range r.pending {
+		l = append(l, fmt.Sprintf("%s (id %s)", m, id))
+	}
+	if len(l) == 0 {
+		return "reading the server's next frame"
+	}
+	sort.Strings(l)
+	if len(l) > 3 {
+		l = append(l[:3], "…")
+	}
+	return "reading the frame after the suite's request " + strings.Join(l, ", ")
+}
+
+// violation records a framing violation found on this connection.
+func (r *Raw) violation(id, format string, args ...any) {
+	r.env.violationIn(msgCtx{conn: r.conn, where: r.awaited()}, id, format, args...)
+}
+
+// headerFault records a header line the server wrote that breaks §1.1 in
+// the trace and the exchange (it is no frame, so nothing else shows it)
+// and returns the error that ends the stream.
+func (r *Raw) headerFault(read []string, line, what string) error {
+	r.env.recordFrame(r.conn, rpc.Received, []byte(strings.Join(append(read, line), "\r\n")))
+	return &brokenStream{conn: r.conn, at: fmt.Sprintf("%s: %q", what, clip(line))}
 }
 
 func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
@@ -116,8 +213,8 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 			return nil, fmt.Errorf("reading a header: %w", err)
 		}
 		if !strings.HasSuffix(line, "\r\n") {
-			r.env.violation("WIRE-001", "header line %q does not end with CRLF", clip(line))
-			return nil, fmt.Errorf("header line %q does not end with CRLF", clip(line))
+			r.violation("WIRE-001", "header line %q does not end with CRLF", clip(line))
+			return nil, r.headerFault(f.Header, line, "a header line without CRLF")
 		}
 		line = strings.TrimSuffix(line, "\r\n")
 		if line == "" {
@@ -126,8 +223,8 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 		f.Header = append(f.Header, line)
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
-			r.env.violation("WIRE-001", "header line %q is not Name: value", clip(line))
-			return nil, fmt.Errorf("header line %q is not Name: value", clip(line))
+			r.violation("WIRE-001", "header line %q is not Name: value", clip(line))
+			return nil, r.headerFault(f.Header, line, "a header line that is not Name: value")
 		}
 		value = strings.TrimSpace(value)
 		// Field names are matched without regard to letter case: §1.1 says
@@ -137,48 +234,49 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 		case strings.EqualFold(name, "Content-Length"):
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 || strings.HasPrefix(value, "+") {
-				r.env.violation("WIRE-001", "Content-Length %q is not a decimal integer", value)
-				return nil, fmt.Errorf("bad Content-Length %q", value)
+				r.violation("WIRE-001", "Content-Length %q is not a decimal integer", value)
+				return nil, r.headerFault(f.Header[:len(f.Header)-1], line, "a Content-Length that is not a decimal integer")
 			}
 			// WIRE-001: "a header part with Content-Length equal to the
 			// content's byte length": of two that differ, one is not.
 			if length >= 0 && n != length {
-				r.env.violation("WIRE-001", "the header part carries two Content-Length fields, %d and %d (%q)", length, n, f.Header)
-				return nil, fmt.Errorf("conflicting Content-Length fields %d and %d", length, n)
+				r.violation("WIRE-001", "the header part carries two Content-Length fields, %d and %d (%q)", length, n, f.Header)
+				return nil, r.headerFault(f.Header[:len(f.Header)-1], line, fmt.Sprintf("a second Content-Length field (%d, after %d)", n, length))
 			}
 			length = n
 		case strings.EqualFold(name, "Content-Type"):
 			// §1.1: "a receiver accepts utf-8 and utf8 in any letter case".
 			cs := strings.ToLower(strings.NewReplacer(" ", "", "\t", "", `"`, "").Replace(value))
 			if !strings.Contains(cs, "charset=utf-8") && !strings.Contains(cs, "charset=utf8") {
-				r.env.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
+				r.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
 			}
 		default:
 			if r.lost {
 				// The previous content did not match its Content-Length:
 				// this "field" is likely the rest of that content, and the
 				// fault is WIRE-001's, not a header field the server wrote.
-				r.env.violation("WIRE-001", "after content that did not match its Content-Length, the stream is out of step: header line %q", clip(line))
+				r.violation("WIRE-001", "after content that did not match its Content-Length, the stream is out of step: header line %q", clip(line))
 				continue
 			}
-			r.env.violation("WIRE-002", "the server wrote the header field %q", name)
+			r.violation("WIRE-002", "the server wrote the header field %q", name)
 		}
 	}
 	if length < 0 {
-		r.env.violation("WIRE-001", "a header part without Content-Length: %q", f.Header)
-		return nil, fmt.Errorf("header without Content-Length")
+		r.violation("WIRE-001", "a header part without Content-Length: %q", f.Header)
+		return nil, r.headerFault(f.Header[:max(len(f.Header)-1, 0)], strings.Join(f.Header, "\r\n"), "a header part without Content-Length")
 	}
 	if length > wire.MaxMessageBytes {
-		r.env.violation("WIRE-001", "Content-Length %d exceeds the message limit", length)
-		return nil, fmt.Errorf("oversized message")
+		r.violation("WIRE-001", "Content-Length %d exceeds the message limit", length)
+		return nil, &brokenStream{conn: r.conn, at: fmt.Sprintf("a Content-Length of %d bytes, above the message limit", length)}
 	}
 	f.Content = make([]byte, length)
 	if _, err := io.ReadFull(br, f.Content); err != nil {
 		return nil, fmt.Errorf("reading %d content bytes: %w", length, err)
 	}
-	if !utf8.Valid(f.Content) || !json.Valid(f.Content) {
-		r.env.violation("WIRE-001", "content is not UTF-8 JSON, or Content-Length does not match it: %q", clip(string(f.Content)))
+	if fault := contentFault(f.Content); fault != "" {
+		r.violation("WIRE-001", "content is not UTF-8 JSON, or Content-Length (%d) does not match it: %s", length, fault)
 		r.lost = true
+		r.lostAt = fmt.Sprintf("a frame of Content-Length %d whose content is not UTF-8 JSON: %s", length, fault)
 		return f, nil
 	}
 	r.env.observed("WIRE-001", "frame read and framed")
@@ -193,7 +291,7 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 	r.lost = false
 	_ = json.Unmarshal(f.Content, &f.Msg)
 	if f.Msg == nil && len(f.Content) > 0 && f.Content[0] == '[' {
-		r.env.checkBatch(f.Content)
+		r.env.checkBatch(f.Content, msgCtx{conn: r.conn, where: "a batch"})
 	}
 	return f, nil
 }
@@ -210,15 +308,31 @@ func nonASCII(b []byte) bool {
 
 // Write writes bytes as they are.
 func (r *Raw) Write(b []byte) error {
-	r.env.recordFrame(rpc.Sent, b)
+	r.env.recordFrame(r.conn, rpc.Sent, b)
 	return r.write(b)
 }
 
+// write writes b; a failure says what could not be written and what the
+// server did (closed its side, its exit status and last stderr lines).
 func (r *Raw) write(b []byte) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	_, err := r.tc.Write(b)
-	return err
+	if err == nil {
+		return nil
+	}
+	state := "the connection is still open"
+	select {
+	case <-r.done:
+		state = "the server had closed the connection"
+	default:
+	}
+	r.mu.Lock()
+	if r.err != nil && r.err != io.EOF {
+		state += "; reading had stopped: " + r.err.Error()
+	}
+	r.mu.Unlock()
+	return fmt.Errorf("writing %d bytes (%q) on %s failed, %s: %w; %s", len(b), r.env.Redact(clip(string(b))), r.conn.label(), state, err, r.tc.Diagnostics())
 }
 
 // Frame returns content framed with a correct header.
@@ -228,7 +342,7 @@ func Framed(content string) []byte {
 
 // Send writes one framed message.
 func (r *Raw) Send(content string) error {
-	r.env.recordFrame(rpc.Sent, []byte(content))
+	r.env.recordFrame(r.conn, rpc.Sent, []byte(content))
 	r.track([]byte(content))
 	return r.write(Framed(content))
 }
@@ -242,8 +356,14 @@ func (r *Raw) track(content []byte) {
 	if _, isMsg := m["method"]; !isMsg || m["id"] == nil {
 		return
 	}
+	var method string
+	if json.Unmarshal(m["method"], &method) != nil {
+		method = string(m["method"])
+	}
 	r.mu.Lock()
-	r.pending[string(m["id"])] = true
+	if len(r.pending) < 4096 {
+		r.pending[string(m["id"])] = method
+	}
 	r.mu.Unlock()
 }
 
@@ -259,7 +379,7 @@ func (r *Raw) checkID(f *Frame) {
 	id := f.ID()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.pending[id] {
+	if _, ok := r.pending[id]; ok {
 		delete(r.pending, id)
 		return
 	}
@@ -269,8 +389,8 @@ func (r *Raw) checkID(f *Frame) {
 	} else {
 		other = strconv.Quote(id)
 	}
-	if r.pending[other] {
-		r.env.violation("WIRE-008", "the response to the request with id %s carries the id %s, another JSON type", other, id)
+	if m, ok := r.pending[other]; ok {
+		r.env.violationIn(msgCtx{conn: r.conn, where: fmt.Sprintf("the answer to %s (id %s)", m, other)}, "WIRE-008", "the response to the request with id %s carries the id %s, another JSON type", other, id)
 	}
 }
 
@@ -282,6 +402,13 @@ func (r *Raw) Next(ctx context.Context) (*Frame, error) {
 		if !ok {
 			r.mu.Lock()
 			defer r.mu.Unlock()
+			var be *brokenStream
+			if errors.As(r.err, &be) {
+				// The running spec reads a broken stream (perhaps one a
+				// scenario opened before it): it ends not verified.
+				r.env.streamBroke(be.Error())
+				return nil, fmt.Errorf("no frame can follow: %w", be)
+			}
 			return nil, fmt.Errorf("connection ended: %v", r.err)
 		}
 		return f, nil
@@ -311,16 +438,22 @@ func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
 // Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
 // passing over notifications; a response with another id is an error.
 func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
+	waited := "id " + id
+	r.mu.Lock()
+	if m, ok := r.pending[id]; ok {
+		waited = fmt.Sprintf("%s (id %s)", m, id)
+	}
+	r.mu.Unlock()
 	for {
 		f, err := r.Next(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("waiting for the response to id %s: %w", id, err)
+			return nil, fmt.Errorf("waiting for the response to %s: %w", waited, err)
 		}
 		if !f.IsResponse() {
 			continue
 		}
 		if f.ID() != id {
-			return f, fmt.Errorf("got a response with id %s while waiting for id %s", f.ID(), id)
+			return f, fmt.Errorf("got a response with id %s (%s) while waiting for the answer to %s", f.ID(), r.env.Redact(clip(string(f.Content))), waited)
 		}
 		return f, nil
 	}
@@ -341,7 +474,7 @@ func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, erro
 		r.env.latency.record(method, f.At.Sub(start), f.Error() != nil)
 	}
 	if err == nil && f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodInitialize || method == wire.MethodShutdown) {
-		r.env.checkResult(method, f.Result())
+		r.env.checkResult(method, f.Result(), f.answerCtx(method))
 	}
 	return f, err
 }
@@ -386,4 +519,50 @@ func clip(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// contentFault says what is wrong with a content part that is not UTF-8
+// JSON, showing the bytes around the fault ("" when it is UTF-8 JSON).
+func contentFault(b []byte) string {
+	if !utf8.Valid(b) {
+		at := 0
+		for at < len(b) {
+			r, n := utf8.DecodeRune(b[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		return fmt.Sprintf("byte %d of %d (0x%02x) is not UTF-8: %s", at, len(b), b[at], around(b, at))
+	}
+	var v any
+	err := json.Unmarshal(b, &v)
+	if err == nil {
+		return ""
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) && int(se.Offset) < len(b) {
+		at := int(se.Offset)
+		if se.Offset > 0 {
+			at-- // the offset is past the byte that broke the syntax
+		}
+		return fmt.Sprintf("%v at byte %d of %d: %s", se, at, len(b), around(b, at))
+	}
+	// The input ended inside the value: the Content-Length is likely too
+	// small (or the server wrote a truncated value).
+	return fmt.Sprintf("the content ends (%d bytes) before its JSON value does (%v), so the announced Content-Length is likely short of the value: it ends %s", len(b), err, around(b, len(b)))
+}
+
+// around quotes up to 40 bytes on each side of offset at of b, marking the
+// offset with ⟦here⟧.
+func around(b []byte, at int) string {
+	lo, hi := max(at-40, 0), min(at+40, len(b))
+	pre, post := "", ""
+	if lo > 0 {
+		pre = "…"
+	}
+	if hi < len(b) {
+		post = "…"
+	}
+	return fmt.Sprintf("%s%q⟦here⟧%q%s", pre, b[lo:at], b[at:hi], post)
 }

@@ -68,6 +68,12 @@ type RequirementResult struct {
 	// Evidence is what the requirement's specs observed and checked for
 	// it ("frame framed": 212, "engine error CANCELLED": 3).
 	Evidence map[string]int `json:"evidence,omitempty"`
+	// Section is the part of the specification it comes from ("§1.1").
+	Section string `json:"section,omitempty"`
+	// Explanation says, for a failed or not verified requirement, what was
+	// sent, wanted and came, the likely cause, and its spec's exchange
+	// (explain.go).
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // Result is a run's outcome: the verdict and exit code, and every
@@ -118,7 +124,7 @@ func specsFrom(r types.Report) []SpecResult {
 		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
 			res.Status, res.Message = NotSelected, msg
 		default: // failed, panicked, timedout, interrupted, aborted
-			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+msg)
+			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+failureText(sr))
 		}
 		for _, e := range sr.ReportEntries {
 			switch e.Name {
@@ -126,6 +132,13 @@ func specsFrom(r types.Report) []SpecResult {
 				res.LastFrames = e.StringRepresentation()
 			case "warning":
 				res.Warnings = append(res.Warnings, e.StringRepresentation())
+			case "stream broken":
+				// A connection's stream broke under the spec (a framing
+				// fault the run-wide WIRE-001 check reports): what failed
+				// after it is not the spec's requirement's fault.
+				if res.Status == Failed {
+					res.Status, res.Message = NotVerified, e.StringRepresentation()+"; what the spec then saw: "+res.Message
+				}
 			case "evidence":
 				var ev Evidence
 				if json.Unmarshal([]byte(e.StringRepresentation()), &ev) == nil {
@@ -329,6 +342,10 @@ func (r *Result) WriteSummary(w io.Writer) {
 		}
 		failures++
 		fmt.Fprintf(w, "\nFAILED %s (%s): %s\n  %s\n", rr.ID, rr.Level, rr.Statement, indent(rr.Reason))
+		if x := rr.Explanation; x != nil {
+			x.writeConsole(w)
+			continue
+		}
 		for _, s := range r.Specs {
 			if s.Status == Failed && contains(s.Requirements, rr.ID) && s.LastFrames != "" {
 				fmt.Fprintf(w, "  last frames exchanged:\n%s", s.LastFrames)

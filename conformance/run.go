@@ -62,6 +62,11 @@ func Run(cfg Config) (*Result, error) {
 	rc.SilenceSkips = true
 	ginkgoToStderr(s.redact, func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
 	res := s.result(report, sc.LabelFilter)
+	if s.env != nil {
+		if err := s.env.writeTrace(); err != nil {
+			res.Warnings = append(res.Warnings, "--trace: "+err.Error())
+		}
+	}
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
 		res.WriteSummary(cfg.Out)
@@ -107,6 +112,7 @@ func (s *suite) result(report types.Report, filter string) Result {
 	if why != "" && harness == nil {
 		res.markIncomplete(why)
 	}
+	explain(&res)
 	if s.env != nil {
 		res.redact(s.env.Redact)
 	}
@@ -122,7 +128,11 @@ func (r *Result) redact(redact func(string) string) {
 		r.Warnings[i] = redact(r.Warnings[i])
 	}
 	for i := range r.Requirements {
-		r.Requirements[i].Reason = redact(r.Requirements[i].Reason)
+		rr := &r.Requirements[i]
+		rr.Reason = redact(rr.Reason)
+		if x := rr.Explanation; x != nil {
+			x.Sent, x.Wanted, x.Came, x.Exchange = redact(x.Sent), redact(x.Wanted), redact(x.Came), redact(x.Exchange)
+		}
 	}
 	for i := range r.Specs {
 		sp := &r.Specs[i]

@@ -104,21 +104,29 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		if s.stoppedBy != "" && !isRunWide(text) {
 			Skip(notVerified + fmt.Sprintf("not run: the run stopped at its first MUST failure (fail-fast), %s", s.stoppedBy))
 		}
-		s.provoke(ctx, ids)
-		s.gate(ids)
-		s.env.beginSpec(ids)
+		s.env.prepareSpec(ids)
 		DeferCleanup(func() {
 			if ev := s.env.endSpec(); len(ev) > 0 {
 				data, _ := json.Marshal(ev)
 				AddReportEntry("evidence", string(data))
 			}
-			if CurrentSpecReport().Failed() {
-				AddReportEntry("last frames", s.env.LastFrames())
-				if s.cfg.FailFast && checksMust(ids) && s.stoppedBy == "" {
-					s.stoppedBy = fmt.Sprintf("the spec %q", text)
+			rep := CurrentSpecReport()
+			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksFraming(ids) {
+				AddReportEntry("stream broken", b)
+			}
+			if rep.Failed() || unverifiedSkip(rep.Failure.Message) {
+				// The spec's own exchange, failing or not verified.
+				if x := s.env.LastFrames(); x != "" {
+					AddReportEntry("last frames", x)
 				}
 			}
+			if rep.Failed() && s.cfg.FailFast && checksMust(ids) && s.stoppedBy == "" {
+				s.stoppedBy = fmt.Sprintf("the spec %q", text)
+			}
 		})
+		s.provoke(ctx, ids)
+		s.gate(ids)
+		s.env.beginSpec(ids)
 		body(ctx, s.env)
 	})
 }

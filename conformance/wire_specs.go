@@ -22,12 +22,19 @@ func wireSpecs(s *suite) {
 		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
 			r := e.initialized(ctx)
 			msg := Framed(`{"jsonrpc":"2.0","id":1,"method":"foo/bar","params":{}}`)
-			for _, part := range [][]byte{msg[:9], msg[9:30], msg[30:]} {
-				Expect(r.Write(part)).To(Succeed())
+			parts := [][]byte{msg[:9], msg[9:30], msg[30:]}
+			written := 0
+			for i, part := range parts {
+				// A failed write means the server closed the connection on
+				// the bytes before this part: it took a partial header part
+				// for a whole one, or reads one message per read.
+				Expect(r.Write(part)).To(Succeed(), "writing part %d of %d (%q) of a request split across writes 50 ms apart, after the first %d bytes %q: want the server to wait for the rest of the message",
+					i+1, len(parts), part, written, msg[:written])
+				written += len(part)
 				time.Sleep(50 * time.Millisecond) // the split the requirement names, not synchronisation
 			}
 			f, err := r.Response(ctx, "1")
-			Expect(err).NotTo(HaveOccurred())
+			Expect(err).NotTo(HaveOccurred(), "the answer to a request written in 3 parts 50 ms apart (split inside the header part and the content): want -32601")
 			expectCode(f, wire.CodeMethodNotFound, "a split request")
 			two := append(append([]byte("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"), Framed(`{"jsonrpc":"2.0","id":2,"method":"foo/bar"}`)...),
 				Framed(`{"jsonrpc":"2.0","id":3,"method":"foo/bar"}`)...)
@@ -83,6 +90,7 @@ func wireSpecs(s *suite) {
 		[]string{"WIRE-006"}, func(ctx context.Context, e *Env) {
 			r := e.initialized(ctx)
 			batch := `[{"jsonrpc":"2.0","id":1,"method":"shutdown"},{"jsonrpc":"2.0","id":2,"method":"foo/bar"}]`
+			batchElems := map[string]string{"1": "shutdown", "2": "foo/bar"}
 			Expect(r.Send(batch)).To(Succeed())
 			Expect(r.Send(`{"jsonrpc":"2.0","id":3,"method":"foo/bar"}`)).To(Succeed())
 			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -101,8 +109,15 @@ func wireSpecs(s *suite) {
 				}
 				if f.ID() != "3" {
 					answers++
-					Expect(answers).To(Equal(1), "the batch got more than one response")
-					Expect(f.ID()).To(Equal("null"), "the batch was answered with an id other than null")
+					if elem, ok := batchElems[f.ID()]; ok {
+						if eo := f.Error(); eo == nil {
+							failf("the batch's element %s (id %s) was executed: it was answered on its own with the result %s; want none of a batch's elements executed and the batch answered at most once, -32600 with id null (§1.3)", elem, f.ID(), clip(string(f.Result())))
+						} else {
+							failf("the batch's element %s (id %s) was answered on its own, error %d %q: the server took the batch's elements for separate requests; want the batch answered as a whole, at most once, -32600 with id null, and none of its elements executed (§1.3)", elem, f.ID(), eo.Code, eo.Message)
+						}
+					}
+					Expect(answers).To(Equal(1), "the batch got more than one response (the latest: %s)", clip(string(f.Content)))
+					Expect(f.ID()).To(Equal("null"), "the batch was answered with the id %s (%s): want at most one -32600 with id null", f.ID(), clip(string(f.Content)))
 					expectCode(f, wire.CodeInvalidRequest, "the answer to a batch")
 					continue
 				}
@@ -235,13 +250,16 @@ func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
 			if strings.Contains(err.Error(), "connection ended") {
 				return
 			}
-			Fail(fmt.Sprintf("after %s the server neither answered the next request nor closed within 5000 ms: %v", what, err))
+			Fail(fmt.Sprintf("after %s the server neither answered the next request, foo/bar (id %s), nor closed the connection within 5000 ms: %v", what, id, err))
 		}
 		if f.ID() == "null" {
 			expectCode(f, wire.CodeParseError, "the answer to "+what)
 			continue
 		}
-		Expect(f.ID()).To(Equal(id), "after %s", what)
+		if f.ID() != id {
+			failf("after %s: got a response with id %s (%s) before the answer to the next request (id %s): the server executed what it could not parse (repaired it, or read it as a request); want nothing executed from it, at most a -32700 with id null (§1.3)",
+				what, f.ID(), clip(string(f.Content)), id)
+		}
 		expectCode(f, wire.CodeMethodNotFound, "the request after "+what)
 		return
 	}

@@ -26,6 +26,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -82,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.FailFast, "fail-fast", false, "stop after the first spec that fails a MUST requirement (the rest report not verified)")
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
 	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
+	tracePath := fs.String("trace", "", "write every frame of every connection to `path` as JSON Lines (µs since start, connection id and role, direction, method, id, the frame; secrets redacted)")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
 	repeatParallel := fs.Int("repeat-parallel", 1, "with --repeat, run up to `K` runs at a time")
 	fs.Usage = func() { usage(fs) }
@@ -158,11 +160,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
-			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge"),
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace"),
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
+	var traceFile *os.File
+	var traceBuf *bufio.Writer
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: --trace: %v\n", err)
+			return conformance.ExitUsage
+		}
+		traceFile, traceBuf = f, bufio.NewWriterSize(f, 1<<20)
+		cfg.Trace = traceBuf
+	}
 	res, err := conformance.Run(cfg)
+	if traceFile != nil {
+		ferr := traceBuf.Flush()
+		if cerr := traceFile.Close(); ferr == nil {
+			ferr = cerr
+		}
+		if ferr != nil {
+			fmt.Fprintf(stderr, "e2e-conform: --trace %s: %v\n", *tracePath, ferr)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
 		if errors.Is(err, conformance.ErrUsage) {

@@ -33,6 +33,10 @@ type Requirement struct {
 	AppliesWhen string // the catalog's text, backquotes removed
 	Fixture     bool
 	Statement   string
+	// Section is the part of the specification the requirement comes
+	// from ("§1.1"): the section its row cites, else the one headed by the
+	// method it names, else its area's (parse.go).
+	Section string
 }
 
 // All returns the catalog in its order.
