@@ -91,12 +91,12 @@ bench:
 
 # conform: builds everything, installs Chromium and ffmpeg when missing, and
 # runs the conformance suite's full profile against the reference web engine,
-# writing out/report.json, out/junit.xml, out/report.html, out/badge.svg and
+# writing out/report.json, out/junit.xml, out/report.html, out/badge.svg, out/trace.jsonl and
 # out/summary.txt.
 conform: browser build
 	@mkdir -p out
 	$(BIN)/engine-smoke --spawn "$(BIN)/e2e-web-engine" > out/smoke.txt
-	$(BIN)/e2e-conform --profile full --spawn "$(BIN)/e2e-web-engine" --json out/report.json --junit out/junit.xml --html out/report.html --badge out/badge.svg | tee out/summary.txt; exit $${PIPESTATUS[0]}
+	$(BIN)/e2e-conform --profile full --spawn "$(BIN)/e2e-web-engine" --json out/report.json --junit out/junit.xml --html out/report.html --badge out/badge.svg --trace out/trace.jsonl | tee out/summary.txt; exit $${PIPESTATUS[0]}
 
 clean:
 	rm -rf $(BIN) out
