@@ -425,6 +425,9 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 				}
 				mc := msgCtx{conn: conn, where: describeMessage(f, answer)}
 				e.checkServerMessage(f, mc)
+				if pending.stray(f, answered) {
+					e.violationIn(mc, "WIRE-008", "a response with id %s answers no request pending on this client connection: a second response to one request, or one to a request never sent (§1.4: exactly one response per request)", orDefault(f.ID(), "(none)"))
+				}
 				// Results on client connections are validated like raw
 				// ones (WIRE-012, WIRE-013): the client library decodes
 				// leniently, and a void method answering {} or an
@@ -781,6 +784,9 @@ func (e *Env) checkBatch(content []byte, mc msgCtx) {
 type requestMethods struct {
 	mu      sync.Mutex
 	methods map[string]pendingRequest
+	// overflow marks a connection that had more requests pending than
+	// the bound: an unknown id then proves nothing.
+	overflow bool
 }
 
 // pendingRequest is a request written and not yet answered.
@@ -801,6 +807,8 @@ func (r *requestMethods) sent(content []byte, at time.Time) {
 	r.mu.Lock()
 	if len(r.methods) < 4096 {
 		r.methods[string(m.ID)] = pendingRequest{m.Method, at}
+	} else {
+		r.overflow = true
 	}
 	r.mu.Unlock()
 }
@@ -816,4 +824,13 @@ func (r *requestMethods) answered(f *Frame, now time.Time) (string, time.Duratio
 	p, ok := r.methods[f.ID()]
 	delete(r.methods, f.ID())
 	return p.method, now.Sub(p.at), ok
+}
+
+// stray reports whether response f answers no request pending on the
+// connection (a second answer, or one to a request never sent): "The
+// server sends exactly one response per request" (§1.4, WIRE-008).
+func (r *requestMethods) stray(f *Frame, answered bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return f.IsResponse() && !answered && !r.overflow
 }

@@ -192,7 +192,8 @@ func TestClassification(t *testing.T) {
 		req   string
 	}{
 		{"drop@result:engine/observe#/root/ref/id", MustDetect, "WIRE-013"},
-		{"drop@result:engine/observe#/location", Equivalent, ""},
+		{"drop@result:engine/observe#/location", BySchema, ""},
+		{"drop@result:initialize#/manifest/actions", BySchema, ""}, // required with engine/perform (M2): an if/then rule
 		{"null@result:engine/observe#/location", MustDetect, "WIRE-012"},
 		{"unknown-member@result:engine/observe#/root/states", MustDetect, "WIRE-013"},
 		{"unknown-member@result:engine/observe#", Equivalent, ""},

@@ -187,7 +187,9 @@ type memberRule struct {
 var memberRules = []memberRule{
 	{OpDrop, []siteCond{condConditional}, BySchema, "whether %s is required depends on the union's form"},
 	{OpDrop, []siteCond{condRequired}, MustDetect, "WIRE-013: schema: %s is required"},
-	{OpDrop, []siteCond{condOptional}, Equivalent, "dropping an optional member the engine may omit (%s is optional in the schema)"},
+	// An optional member may still be required by an if/then rule
+	// (actions with engine/perform, M2): the mutated message decides.
+	{OpDrop, []siteCond{condOptional}, BySchema, "dropping the optional member %s: the schema decides (its if/then rules may require it)"},
 	{OpNull, []siteCond{condNullAllowed}, Equivalent, "the schema allows null at %s"},
 	{OpNull, []siteCond{condConditional}, BySchema, "null at %s: depends on the union's form"},
 	{OpNull, []siteCond{condOptional}, MustDetect, "WIRE-012: null for the optional member %s (§1.6, D11)"},
@@ -336,7 +338,9 @@ var fixedRules = []fixed{
 	{OpReorder, FamilyExchange, Every, MustPass, "", "reordered responses are legal (§1.4: \"It MAY complete requests in any order, so responses MAY arrive in any order.\")"},
 	{OpReorderShutdown, FamilyExchange, Once, MustDetect, "MUST", "LIFE-019: the shutdown response arrives before an earlier request's response (§2.4, D9: shutdown is \"Answered after every earlier request is answered\")"},
 	{OpDelayAborted, FamilyExchange, Once, MustDetect, "MUST", "SIG-003: an aborted request answered 3 s after the abort (§7.7: \"A server MUST answer a request within 2000 ms of receiving a $/abort for a signal it carries\")"},
-	{OpDelayEmptyLocate, FamilyExchange, Once, MustDetect, "MUST", "LOC-001: a zero-match engine/locate answered after 3 s (\"gets [] ... within 2000 ms\")"},
+	// Every: the fault is an engine that waits before answering [] (one
+	// delayed answer outside LOC-001's own query breaks no checked bound).
+	{OpDelayEmptyLocate, FamilyExchange, Every, MustDetect, "MUST", "LOC-001: every zero-match engine/locate answered after 3 s (\"gets [] ... within 2000 ms\")"},
 	{OpNeverSent, FamilyExchange, Once, MustDetect, "MUST", "WIRE-008: a request never gets a response (\"Every request gets exactly one response\")"},
 	{OpLateNotification, FamilyExchange, Once, MustDetect, "MUST", "S2C-001: an attempt/* notification after the endAttempt response (§6.7: allowed from the receipt of startAttempt to the endAttempt response)"},
 	{OpFlipRetryable, FamilyExchange, Once, MustDetect, "MUST", "ERR-003: retryable: true with a code other than NODE_STALE or FRAME_NOT_FOUND (§8.2: \"Only NODE_STALE and FRAME_NOT_FOUND may be retryable\")"},

@@ -393,6 +393,19 @@ func (r *relay) later(b []byte, d time.Duration) {
 // fires (it may validate against the schemas).
 func (r *relay) gate(ev func() Event) bool {
 	if r.m.Scope == Every {
+		// Every eligible message is mutated; the run's first firing is
+		// recorded (once per connection asked), so the run knows it fired.
+		r.mu.Lock()
+		first := !r.fired
+		r.fired = true
+		r.mu.Unlock()
+		if first && r.opts.Record != nil {
+			r.opts.Record.claim(func() Event {
+				e := ev()
+				e.Event, e.Mutant = "fired", r.m.ID
+				return e
+			})
+		}
 		return true
 	}
 	r.mu.Lock()
