@@ -54,3 +54,29 @@ func TestSummaryKeepsNotSelectedApart(t *testing.T) {
 		t.Errorf("the verdict does not say it holds for the selection only:\n%s", out)
 	}
 }
+
+func TestOnlyARequirementSelectsItsSpecs(t *testing.T) {
+	// --only S2C-005 once selected nothing.
+	path := filepath.Join(t.TempDir(), "list.json")
+	out, err := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--list", "--only", "S2C-005", "--json", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var list struct {
+		Specs []struct {
+			Requirements []string `json:"requirements"`
+		} `json:"specs"`
+	}
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &list)
+	}
+	if err != nil || len(list.Specs) == 0 {
+		t.Fatalf("--only S2C-005 selects no spec (%v)", err)
+	}
+	for _, s := range list.Specs {
+		if !strings.Contains(strings.Join(s.Requirements, ","), "S2C-005") {
+			t.Errorf("--only S2C-005 selected a spec of %v", s.Requirements)
+		}
+	}
+}
