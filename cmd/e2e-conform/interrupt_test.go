@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -43,17 +42,7 @@ func TestInterruptedRunIsIncomplete(t *testing.T) {
 			args := append([]string{"--spawn", filepath.Join(bins(t), "saboteur"), "--profile", "full", "--env", marker, "--json", report}, c.args...)
 			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
 			cmd.Env = append(os.Environ(), env...)
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { cmd.Wait(); close(exited) }()
-			defer func() {
-				cmd.Process.Kill()
-				<-exited
-			}()
+			out, exited := startCmd(t, cmd)
 			if c.signal != 0 {
 				if !waitFor(30*time.Second, func() bool { return len(marked(marker)) > 0 }) {
 					t.Fatalf("the run started no engine\n%s", out.String())

@@ -192,26 +192,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return conformance.ExitHarness
 	}
-	if *jsonPath != "" {
-		if err := res.WriteJSON(*jsonPath); err != nil {
-			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-			return conformance.ExitHarness
+	// The reports asked for, each written by its own writer.
+	for _, out := range []struct {
+		path  string
+		write func(string) error
+	}{{*jsonPath, res.WriteJSON}, {*junit, res.WriteJUnit}, {*htmlPath, res.WriteHTML}, {*badgePath, res.WriteBadge}} {
+		if out.path == "" {
+			continue
 		}
-	}
-	if *junit != "" {
-		if err := res.WriteJUnit(*junit); err != nil {
-			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-			return conformance.ExitHarness
-		}
-	}
-	if *htmlPath != "" {
-		if err := res.WriteHTML(*htmlPath); err != nil {
-			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-			return conformance.ExitHarness
-		}
-	}
-	if *badgePath != "" {
-		if err := res.WriteBadge(*badgePath); err != nil {
+		if err := out.write(out.path); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
 			return conformance.ExitHarness
 		}

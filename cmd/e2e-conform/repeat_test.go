@@ -303,17 +303,7 @@ func TestRepeatInterruptedStopsItsChildren(t *testing.T) {
 			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--repeat", "4", "--repeat-parallel", "2",
 				"--spawn", sleep+" 600", "--env", marker, "--timeout", "60s", "--json", filepath.Join(t.TempDir(), "r.json"))
 			cmd.Env = append(append(os.Environ(), env...), marker)
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { cmd.Wait(); close(exited) }()
-			defer func() {
-				cmd.Process.Kill()
-				<-exited
-			}()
+			out, exited := startCmd(t, cmd)
 			engines := func() int {
 				n := 0
 				for _, p := range marked(marker) {
@@ -346,4 +336,22 @@ func TestRepeatInterruptedStopsItsChildren(t *testing.T) {
 			emptyDir(t, tmp)
 		})
 	}
+}
+
+// startCmd starts cmd with its output in the returned buffer and a channel
+// closed when it has exited; the test's cleanup kills and reaps it.
+func startCmd(t *testing.T, cmd *exec.Cmd) (*bytes.Buffer, chan struct{}) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	return &out, exited
 }
