@@ -47,3 +47,10 @@ func ginkgoToStderr(redact func(string) string, fn func()) {
 	}()
 	fn()
 }
+
+// isTerminal reports whether f is a terminal (it answers the terminal
+// ioctl; /dev/null, a character device too, does not).
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlReadTermios)
+	return err == nil
+}

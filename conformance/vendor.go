@@ -94,9 +94,3 @@ func parenthesized(s string) string {
 	}
 	return fmt.Sprintf(" (%s)", s)
 }
-
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
