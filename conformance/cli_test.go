@@ -30,7 +30,7 @@ func bins(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "../cmd/e2e-conform", "../fixtures/example/cmd/example-engine")
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "../cmd/e2e-conform", "../fixtures/example/cmd/example-engine", "../fixtures/saboteur/cmd/saboteur")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = err

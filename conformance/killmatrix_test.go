@@ -30,10 +30,7 @@ var (
 // on the healthy saboteur must be killed by at least one fault.
 func TestKillMatrix(t *testing.T) {
 	dir := bins(t)
-	sab := filepath.Join(dir, "saboteur")
-	if out, err := exec.Command("go", "build", "-o", sab, "../fixtures/saboteur/cmd/saboteur").CombinedOutput(); err != nil {
-		t.Fatalf("building the saboteur: %v\n%s", err, out)
-	}
+	sab := filepath.Join(dir, "saboteur") // built by bins
 	code, healthy, out := conform(t, "--spawn", sab, "--profile", "full")
 	if code != conformance.ExitConformant || healthy.Counts[conformance.Failed] != 0 {
 		t.Fatalf("the healthy saboteur is not conformant over spawn (exit %d):\n%s", code, out)

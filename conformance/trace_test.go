@@ -5,35 +5,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/e2e-conform/toolkit/conformance"
 )
 
-var (
-	saboteurOnce sync.Once
-	saboteurErr  error
-)
-
-// saboteurBin builds the saboteur beside the other test binaries.
+// saboteurBin is the saboteur, built by bins beside the other test
+// binaries.
 func saboteurBin(t *testing.T) string {
 	t.Helper()
-	sab := filepath.Join(bins(t), "saboteur")
-	saboteurOnce.Do(func() {
-		out, err := exec.Command("go", "build", "-o", sab, "../fixtures/saboteur/cmd/saboteur").CombinedOutput()
-		if err != nil {
-			saboteurErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if saboteurErr != nil {
-		t.Fatalf("building the saboteur: %v", saboteurErr)
-	}
-	return sab
+	return filepath.Join(bins(t), "saboteur")
 }
 
 // requirement returns the result of id.
