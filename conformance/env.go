@@ -414,6 +414,7 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 			e.recordFrame(conn, dir, content)
 			if dir == rpc.Sent {
 				pending.sent(content, now)
+				conn.attempts.sent(content)
 			}
 			if dir == rpc.Received {
 				f := &Frame{Content: content}
@@ -508,6 +509,7 @@ func (e *Env) checkServerMessage(f *Frame, mc msgCtx) {
 	if f.Msg == nil {
 		return
 	}
+	e.checkAttemptWindow(f, mc)
 	if f.IsResponse() {
 		e.checkResponseShape(f, mc)
 		if eo, ok := f.Msg["error"]; ok {

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/conformance/fixture"
+	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/locate"
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -67,28 +69,23 @@ func locateSpecs(s *suite) {
 		[]string{"LOC-001"}, func(ctx context.Context, e *Env) {
 			c, op, _ := e.inAttempt(ctx)
 			snap := e.fxStage(ctx, c, op, fixture.Tree, "")
-			for _, k := range []struct {
-				what string
-				expr wire.LocatorExpression
-			}{
-				{"a role query for a button named \"e2e-conform: no such node\"", fxRole("button", fxNamed(fxExact("e2e-conform: no such node")))},
-				{"a testId query for \"e2e-conform-no-such-test-id\"", fxTestID("e2e-conform-no-such-test-id")},
-			} {
-				ref, err := locate.ResolveExpression(&k.expr, []*wire.SemanticNode{&snap.Root}, locate.Options{})
-				Expect(err == nil && len(ref) == 0).To(BeTrue(), "%s: the suite's query must match nothing on the engine's observation (the §10 reference), it matches %d node(s)", k.what, len(ref))
-				lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-				stop := context.AfterFunc(ctx, cancel)
-				give := time.AfterFunc(5*time.Second, cancel)
-				start := time.Now()
-				got, err := c.Locate(lctx, op, k.expr)
-				took := time.Since(start)
-				give.Stop()
-				stop()
-				cancel()
-				Expect(err).NotTo(HaveOccurred(), "%s with timeoutMs 30000: want [] within 2000 ms, got %s after %d ms", k.what, fxDescribeError(err), took.Milliseconds())
-				Expect(fxIDs(got)).To(BeEmpty(), "%s: want [], got %d node(s) %v", k.what, len(got), fxIDs(got))
-				Expect(took).To(BeNumerically("<=", 2000*time.Millisecond), "%s with timeoutMs 30000: want [] within 2000 ms (resolved once, no waiting), got it after %d ms", k.what, took.Milliseconds())
+			locateNothingWithin(ctx, c, op, snap, "")
+		})
+
+	// The clause needs no fixture: the start surface serves as well,
+	// where the engine's own observation shows the queries match nothing
+	// (so the core profile checks it too).
+	s.specNoFixture("a locate query matching nothing on the engine's start surface gets [] without error within 2000 ms although timeoutMs is 30000, without a fixture screen",
+		[]string{"LOC-001"}, func(ctx context.Context, e *Env) {
+			if !e.Manifest.Lists(wire.MethodObserve) {
+				Skip(notVerified + "the engine lists no engine/observe, so the suite cannot show that its queries match nothing on the start surface")
 			}
+			c, op, _ := e.inAttempt(ctx)
+			snap, err := c.Observe(ctx, op, nil)
+			if err != nil {
+				Skip(notVerified + "the start surface could not be observed (" + fxDescribeError(err) + "), so the suite cannot show that its queries match nothing there")
+			}
+			locateNothingWithin(ctx, c, op, snap, " on the start surface")
 		})
 
 	s.spec("a locate query matching the tree fixture's duplicate buttons gets both, in document order, without error",
@@ -390,4 +387,35 @@ func locateSpecs(s *suite) {
 				Expect(*d.Retryable).To(BeFalse(), "%s: want retryable: false, got retryable: true", what)
 			}
 		})
+}
+
+// locateNothingWithin sends queries that match nothing on snap (checked
+// against the §10 reference resolver first) and wants [] within 2000 ms
+// for each although timeoutMs is 30000 (LOC-001, D70). The suite gives up
+// waiting after 5 s so that the failure can tell how late the answer was.
+func locateNothingWithin(ctx context.Context, c *client.Conn, op client.Op, snap *wire.EngineSnapshot, where string) {
+	for _, k := range []struct {
+		what string
+		expr wire.LocatorExpression
+	}{
+		{"a role query for a button named \"e2e-conform: no such node\"", fxRole("button", fxNamed(fxExact("e2e-conform: no such node")))},
+		{"a testId query for \"e2e-conform-no-such-test-id\"", fxTestID("e2e-conform-no-such-test-id")},
+	} {
+		ref, err := locate.ResolveExpression(&k.expr, []*wire.SemanticNode{&snap.Root}, locate.Options{})
+		if err != nil || len(ref) > 0 {
+			Skip(fmt.Sprintf(notVerified+"%s%s: the suite's query must match nothing on the engine's observation (the §10 reference), it matches %d node(s) (%v)", k.what, where, len(ref), err))
+		}
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		stop := context.AfterFunc(ctx, cancel)
+		give := time.AfterFunc(5*time.Second, cancel)
+		start := time.Now()
+		got, err := c.Locate(lctx, op, k.expr)
+		took := time.Since(start)
+		give.Stop()
+		stop()
+		cancel()
+		Expect(err).NotTo(HaveOccurred(), "%s with timeoutMs 30000: want [] within 2000 ms, got %s after %d ms", k.what, fxDescribeError(err), took.Milliseconds())
+		Expect(fxIDs(got)).To(BeEmpty(), "%s: want [], got %d node(s) %v", k.what, len(got), fxIDs(got))
+		Expect(took).To(BeNumerically("<=", 2000*time.Millisecond), "%s with timeoutMs 30000: want [] within 2000 ms (resolved once, no waiting), got it after %d ms", k.what, took.Milliseconds())
+	}
 }

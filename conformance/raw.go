@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,15 @@ type Raw struct {
 	// answered to their methods (WIRE-008's id check, and the method a
 	// violation names).
 	pending map[string]string
+	// outstanding counts, per id (idKey), the requests written and not
+	// yet answered (the suite may reuse an id); answeredIDs holds the ids
+	// answered, so that a second response is told from one to a request
+	// never sent. untracked is set once the suite wrote bytes it could not
+	// read as frames (a request split across writes, a bad header): a
+	// response to no tracked request is then not reported as never sent.
+	outstanding map[string]int
+	answeredIDs map[string]string
+	untracked   bool
 	// lost is set once a content part did not parse: what follows may be
 	// out of step with the frames (read only by the reader goroutine);
 	// lostAt describes it.
@@ -91,7 +101,8 @@ type Raw struct {
 }
 
 func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
-	r := &Raw{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{}}
+	r := &Raw{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{},
+		outstanding: map[string]int{}, answeredIDs: map[string]string{}}
 	go r.read()
 	return r
 }
@@ -306,10 +317,64 @@ func nonASCII(b []byte) bool {
 	return false
 }
 
-// Write writes bytes as they are.
+// Write writes bytes as they are. The requests among them are tracked
+// when the bytes are whole frames.
 func (r *Raw) Write(b []byte) error {
 	r.env.recordFrame(r.conn, rpc.Sent, b)
+	contents, ok := splitFrames(b)
+	for _, c := range contents {
+		r.track(c)
+		r.conn.attempts.sent(c)
+	}
+	if !ok {
+		r.mu.Lock()
+		r.untracked = true
+		r.mu.Unlock()
+	}
 	return r.write(b)
+}
+
+// splitFrames reads b as whole frames with a Content-Length header (any
+// case); ok is false when b is anything else (a part of a frame, a
+// header the suite wrote wrong on purpose).
+func splitFrames(b []byte) (contents [][]byte, ok bool) {
+	for len(b) > 0 {
+		end := bytes.Index(b, []byte("\r\n\r\n"))
+		if end < 0 {
+			return contents, false
+		}
+		n := -1
+		for _, line := range strings.Split(string(b[:end]), "\r\n") {
+			name, val, found := strings.Cut(line, ":")
+			if !found {
+				return contents, false
+			}
+			if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+				v, err := strconv.Atoi(strings.TrimSpace(val))
+				if err != nil || n >= 0 {
+					return contents, false
+				}
+				n = v
+			}
+		}
+		b = b[end+4:]
+		if n < 0 || n > len(b) {
+			return contents, false
+		}
+		contents = append(contents, b[:n])
+		b = b[n:]
+	}
+	return contents, true
+}
+
+// idKey is the form under which an id is counted: a number by its value
+// (a server may write 7.0 for 7), anything else as written.
+func idKey(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if f, err := strconv.ParseFloat(raw, 64); err == nil {
+		return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return raw
 }
 
 // write writes b; a failure says what could not be written and what the
@@ -344,11 +409,22 @@ func Framed(content string) []byte {
 func (r *Raw) Send(content string) error {
 	r.env.recordFrame(r.conn, rpc.Sent, []byte(content))
 	r.track([]byte(content))
+	r.conn.attempts.sent([]byte(content))
 	return r.write(Framed(content))
 }
 
-// track records the id of a request the suite writes.
+// track records the id of a request the suite writes (of each element,
+// for a batch: a server that answers them breaks WIRE-006, not WIRE-008).
 func (r *Raw) track(content []byte) {
+	if t := bytes.TrimSpace(content); len(t) > 0 && t[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(t, &batch) == nil {
+			for _, el := range batch {
+				r.track(el)
+			}
+		}
+		return
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(content, &m) != nil {
 		return
@@ -363,6 +439,9 @@ func (r *Raw) track(content []byte) {
 	r.mu.Lock()
 	if len(r.pending) < 4096 {
 		r.pending[string(m["id"])] = method
+		r.outstanding[idKey(string(m["id"]))]++
+	} else {
+		r.untracked = true
 	}
 	r.mu.Unlock()
 }
@@ -379,8 +458,17 @@ func (r *Raw) checkID(f *Frame) {
 	id := f.ID()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.pending[id]; ok {
-		delete(r.pending, id)
+	key := idKey(id)
+	if r.outstanding[key] > 0 {
+		r.outstanding[key]--
+		m := r.pending[id]
+		if r.outstanding[key] == 0 {
+			delete(r.outstanding, key)
+			delete(r.pending, id)
+		}
+		if len(r.answeredIDs) < 4096 {
+			r.answeredIDs[key] = orDefault(m, "a request")
+		}
 		return
 	}
 	var other string
@@ -391,6 +479,21 @@ func (r *Raw) checkID(f *Frame) {
 	}
 	if m, ok := r.pending[other]; ok {
 		r.env.violationIn(msgCtx{conn: r.conn, where: fmt.Sprintf("the answer to %s (id %s)", m, other)}, "WIRE-008", "the response to the request with id %s carries the id %s, another JSON type", other, id)
+		return
+	}
+	// "The server sends exactly one response per request" (§1.4): a
+	// response to an id already answered, or (when every byte the suite
+	// wrote was read as frames) to one never written. A null id answers
+	// what could not be read (§1.3).
+	if id == "null" || id == "" {
+		return
+	}
+	if m, ok := r.answeredIDs[key]; ok {
+		r.env.violationIn(msgCtx{conn: r.conn, where: fmt.Sprintf("a second answer to %s (id %s)", m, id)}, "WIRE-008", "a second response to the request with id %s, already answered on this connection (§1.4: exactly one response per request): %s", id, r.env.Redact(clip(string(f.Content))))
+		return
+	}
+	if !r.untracked {
+		r.env.violationIn(msgCtx{conn: r.conn, where: "a response to no request"}, "WIRE-008", "a response with id %s answers no request the suite wrote on this connection (§1.4: a response echoes a request's id): %s", id, r.env.Redact(clip(string(f.Content))))
 	}
 }
 

@@ -48,6 +48,8 @@ type connInfo struct {
 	mu     sync.Mutex
 	recent []string // the last frames, labelled and bounded
 	last   string   // the request the suite sent last on it, as "method (id N)"
+
+	attempts attemptWindow // its open attempts (S2C-001)
 }
 
 // label is "conn 3 (raw)".

@@ -36,6 +36,7 @@ var sample = []string{
 	"coalesce@frame",                        // frame, must-pass (§1.1)
 	"reorder@response",                      // exchange, must-pass (§1.4)
 	"flip-retryable@response",               // exchange, must-detect (ERR-003)
+	"duplicate-response@response",           // exchange, must-detect (WIRE-008 on a raw connection)
 }
 
 // knownFalseFailures are must-pass mutants the suite is known to fail,
