@@ -70,6 +70,9 @@ type Env struct {
 	// tapModifiersPresent: the manifest has a tapModifiers member that is
 	// not true (MAN-008 applies to it).
 	tapModifiersPresent bool
+	// initRefused is set when lifecycle/init with valid params was
+	// answered with an error at the start of the run (probeInit).
+	initRefused error
 	// latency records the round trips of the suite's calls (latency.go).
 	latency latencyRecorder
 }
@@ -488,6 +491,7 @@ func (e *Env) attemptWith(ctx context.Context, c *client.Conn, screens bool) (cl
 	if e.Manifest.Lists(wire.MethodInit) {
 		if err := c.Init(ctx, wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
 			Env: e.cfg.Env, WorkerSlot: 0}); err != nil {
+			e.skipWhenInitErr(err)
 			return client.Op{}, fmt.Errorf("lifecycle/init: %w", err)
 		}
 	}

@@ -170,6 +170,7 @@ func (e *Env) fxAttemptWithEnv(ctx context.Context, c *client.Conn, env map[stri
 			all[k] = v
 		}
 		err := c.Init(ctx, wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts, Env: all})
+		e.skipWhenInitErr(err)
 		Expect(err).NotTo(HaveOccurred(), "lifecycle/init with the canary env: want null, got %s", fxDescribeError(err))
 	}
 	attempt := e.nextID("attempt")

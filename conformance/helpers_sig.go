@@ -345,7 +345,9 @@ func (s *session) operation(sig string, timeoutMs int) string {
 // init sends lifecycle/init and returns its response.
 func (s *session) init(ctx context.Context) *Frame {
 	id := s.id()
-	return s.call(ctx, id, wire.MethodInit, s.initParams(id))
+	f := s.call(ctx, id, wire.MethodInit, s.initParams(id))
+	s.e.skipWhenInitRefused(f.Error())
+	return f
 }
 
 // initParams are lifecycle/init params with signal sig.

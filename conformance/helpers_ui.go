@@ -66,6 +66,7 @@ func (e *Env) rawAttempt(ctx context.Context) *rawAttempt {
 		Expect(err).NotTo(HaveOccurred())
 		f, err := r.Call(ctx, fmt.Sprint(id), wire.MethodInit, string(p))
 		Expect(err).NotTo(HaveOccurred(), "lifecycle/init")
+		e.skipWhenInitRefused(f.Error())
 		expectResult(f, "lifecycle/init")
 	}
 	attempt := e.nextID("attempt")

@@ -279,6 +279,9 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 	case mustUnverified > 0:
 		res.Verdict, res.ExitCode = "incomplete", ExitIncomplete
 		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, cfg.profile())
+		if env != nil && env.initRefused != nil {
+			res.Reason += ": " + env.initRefused.Error()
+		}
 	default:
 		res.Verdict, res.ExitCode = "conformant", ExitConformant
 		if n := res.Counts[NotSelected]; n > 0 && (len(cfg.Only) > 0 || len(cfg.Skip) > 0) {

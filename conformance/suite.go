@@ -235,6 +235,7 @@ func (s *suite) register() {
 				return
 			}
 			env.Manifest = m
+			env.probeInit(dctx)
 		}, NodeTimeout(s.cfg.specTimeout()+10*time.Second))
 		AfterAll(func() {
 			if s.env != nil {

@@ -30,6 +30,9 @@ type allowedBehaviour struct {
 	// fixturesNotVerified: every fixture requirement that applies must be
 	// not verified (the engine refuses to stage the fixture).
 	fixturesNotVerified bool
+	// incomplete: the run must end incomplete (exit 3), its reason naming
+	// why.
+	incomplete bool
 }
 
 var (
@@ -71,6 +74,10 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// Raw reads pass over allowed notifications (§6.7, D29).
 	"log-chatter": {profile: "full", only: "WIRE,LIFE,SIG-007",
 		want: map[string][]conformance.Status{"WIRE-003": passed, "WIRE-004": passed, "WIRE-005": passed, "WIRE-006": passed, "WIRE-008": passed, "WIRE-009": passed, "WIRE-011": passed, "LIFE-012": passed, "LIFE-013": passed}},
+	// An engine whose lifecycle/init fails (§4.3: "Errors: any"): nothing
+	// that needs an initialized worker is failed; the run is incomplete.
+	"init-fails": {profile: "full", incomplete: true,
+		want: map[string][]conformance.Status{"LIFE-001": passed, "SESS-001": notVerified, "OBS-001": notVerified, "LIFE-016": notVerified}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
@@ -139,6 +146,9 @@ func TestAllowedBehaviours(t *testing.T) {
 				if !contains(allowed, st[id]) {
 					t.Errorf("quirk %s: %s is %q, want one of %v", q.Name, id, st[id], allowed)
 				}
+			}
+			if run.incomplete && (code != conformance.ExitIncomplete || !strings.Contains(res.Reason, "lifecycle/init")) {
+				t.Errorf("quirk %s: exit %d (%s), want incomplete (exit 3) with a reason naming lifecycle/init", q.Name, code, res.Reason)
 			}
 			if run.fixturesNotVerified {
 				for _, r := range res.Requirements {
