@@ -69,6 +69,10 @@ type Config struct {
 	// Strict makes RunTests fail the vendor's test for SHOULD misses and
 	// incomplete runs too (by default they are logged).
 	Strict bool
+	// Shard runs one deterministic part of the specs (the run-wide checks
+	// in every part); the zero Shard runs them all. Merge combines the
+	// parts' reports into one verdict.
+	Shard Shard
 }
 
 func (c Config) specTimeout() time.Duration {

@@ -36,6 +36,8 @@ func handMadeResult() *Result {
 		Verdict:  "non-conformant", ExitCode: ExitNonConformant, Reason: "2 MUST requirement(s) failed",
 		Counts:   map[Status]int{Passed: 2, Failed: 2, NotVerified: 1, NotApplicable: 1, NotSelected: 1},
 		Warnings: []string{"WIRE-005 (SHOULD): <b>bold</b> claim"},
+		Provenance: &Provenance{SuiteVersion: SuiteVersion, SpecVersion: "1", Catalog: "c0ffee", EngineCommand: []string{"./my-engine", "<b>flag"},
+			EngineBinary: "/work/my-engine", EngineSHA256: "5ha256of7heengine", Host: "linux/amd64"},
 		Requirements: []RequirementResult{
 			{ID: "WIRE-001", Area: "WIRE", Level: "MUST", Statement: "Frames are Content-Length framed.", Status: Failed, Reason: scriptReason,
 				Specs: []string{"frames every message"}, Evidence: map[string]int{"frame read and framed": 12}},
@@ -112,6 +114,9 @@ func TestHTMLReportEscapesAndStaysOffline(t *testing.T) {
 			}
 			if !strings.Contains(html, "&lt;script&gt;window.__pwned = 1&lt;/script&gt;") {
 				t.Error("the reason's <script> is not escaped as text")
+			}
+			if p := tc.r.Provenance; p != nil && (!strings.Contains(html, `<td id="engine-sha256">`+p.EngineSHA256+`</td>`) || !strings.Contains(html, "&lt;b&gt;flag")) {
+				t.Error("the provenance table does not show the engine binary's SHA-256, or does not escape the command")
 			}
 			if !strings.Contains(html, "default-src 'none'") {
 				t.Error("no Content-Security-Policy forbidding fetches")

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -92,6 +94,13 @@ type Result struct {
 	Warnings     []string            `json:"warnings,omitempty"`
 	Requirements []RequirementResult `json:"requirements"`
 	Specs        []SpecResult        `json:"specs"`
+	// Facts are what the run learned of the engine that decide which
+	// requirements apply.
+	Facts RunFacts `json:"facts"`
+	// Selection is the run's Only and Skip, and its shard.
+	Selection *Selection `json:"selection,omitempty"`
+	// Provenance says what was tested, by what, where and when.
+	Provenance *Provenance `json:"provenance,omitempty"`
 	// Latency is the round trips of the suite's calls per method
 	// (latency.go).
 	Latency  []MethodLatency `json:"latency,omitempty"`
@@ -169,18 +178,64 @@ func totalEvidence(ev Evidence) int {
 // and the exit code (one function decides all three, so the summary and the
 // exit code cannot disagree).
 func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Result {
+	return summarizeRun(cfg, env.summaryInput(), specs, harnessErr)
+}
+
+// RunFacts are what a run learned of the engine, beyond its manifest, that
+// decide which requirements apply (catalog.Facts); the report keeps them so
+// that Merge decides as one run would.
+type RunFacts struct {
+	// TapModifiersPresent: the manifest carried a tapModifiers member.
+	TapModifiersPresent bool `json:"tapModifiersPresent,omitempty"`
+	// ServerSent lists the server-to-client message kinds the run saw
+	// ("attempt/resolveSecret", "attempt/resolveSecret with derivation").
+	ServerSent []string `json:"serverSent,omitempty"`
+	// InitRefused says why lifecycle/init with valid params was refused
+	// at the start of the run (probeInit), "" when it was not.
+	InitRefused string `json:"initRefused,omitempty"`
+}
+
+// summaryInput is what summarizeRun needs of a run besides its specs.
+type summaryInput struct {
+	reached   bool // the engine was discovered (a manifest was read)
+	transport string
+	manifest  wire.Manifest
+	facts     RunFacts
+	latency   []MethodLatency
+}
+
+// summaryInput collects e's part of the summary (a nil e: nothing).
+func (e *Env) summaryInput() summaryInput {
+	if e == nil {
+		return summaryInput{}
+	}
+	in := summaryInput{reached: e.Manifest.Name != "", transport: e.Transport, manifest: e.Manifest, latency: e.latency.snapshot()}
+	in.facts.TapModifiersPresent = e.tapModifiersPresent
+	e.mu.Lock()
+	for k := range e.sent {
+		in.facts.ServerSent = append(in.facts.ServerSent, k)
+	}
+	e.mu.Unlock()
+	sort.Strings(in.facts.ServerSent)
+	if e.initRefused != nil {
+		in.facts.InitRefused = e.initRefused.Error()
+	}
+	return in
+}
+
+// summarizeRun is summarize over a run's input, its own or merged.
+func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr error) Result {
 	res := Result{Suite: "e2e-conform", SuiteVersion: SuiteVersion, Profile: cfg.profile(), Counts: map[Status]int{}, Specs: specs}
 	res.Engine = (&suite{cfg: cfg}).name()
-	var facts catalog.Facts
-	if env != nil {
-		res.Transport = env.Transport
-		if env.Manifest.Name != "" {
-			m := env.Manifest
-			res.Manifest = &m
-		}
-		facts = catalog.Facts{Manifest: env.Manifest, Transport: env.Transport, Sent: env.Sent, TapModifiersPresent: env.tapModifiersPresent}
-		res.Latency = env.latency.snapshot()
+	res.Transport = in.transport
+	if in.reached {
+		m := in.manifest
+		res.Manifest = &m
 	}
+	facts := catalog.Facts{Manifest: in.manifest, Transport: in.transport, TapModifiersPresent: in.facts.TapModifiersPresent,
+		Sent: func(what string) bool { return slices.Contains(in.facts.ServerSent, what) }}
+	res.Facts = in.facts
+	res.Latency = in.latency
 	bySpec := map[string][]SpecResult{}
 	for _, s := range specs {
 		for _, id := range s.Requirements {
@@ -236,7 +291,7 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 		switch {
 		case r.Withdrawn():
 			rr.Status, rr.Reason = NotApplicable, "withdrawn"
-		case env == nil || env.Manifest.Name == "" && harnessErr == nil && len(ss) == 0:
+		case !in.reached && harnessErr == nil && len(ss) == 0:
 			rr.Status, rr.Reason = NotVerified, "the engine could not be reached"
 		case !applies:
 			rr.Status, rr.Reason = NotApplicable, why
@@ -279,13 +334,16 @@ func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Resul
 	case mustUnverified > 0:
 		res.Verdict, res.ExitCode = "incomplete", ExitIncomplete
 		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, cfg.profile())
-		if env != nil && env.initRefused != nil {
-			res.Reason += ": " + env.initRefused.Error()
+		if in.facts.InitRefused != "" {
+			res.Reason += ": " + in.facts.InitRefused
 		}
 	default:
 		res.Verdict, res.ExitCode = "conformant", ExitConformant
 		if n := res.Counts[NotSelected]; n > 0 && (len(cfg.Only) > 0 || len(cfg.Skip) > 0) {
 			res.Reason = fmt.Sprintf("for the selection only: %d requirement(s) not selected", n)
+		}
+		if n := res.Counts[NotSelected]; n > 0 && cfg.Shard.sharded() {
+			res.Reason = fmt.Sprintf("for shard %s only: %d requirement(s) held by other shards or not selected; merge the shards' reports for the verdict", cfg.Shard, n)
 		}
 	}
 	return res

@@ -25,6 +25,9 @@ func (c Config) validate() error {
 	if p := c.profile(); p != ProfileCore && p != ProfileFull {
 		return fmt.Errorf("%w: unknown profile %q (core or full)", ErrUsage, p)
 	}
+	if err := c.Shard.validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
 	if f := labelFilter(c); f != "" {
 		if _, err := types.ParseLabelFilter(f); err != nil {
 			return fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", ErrUsage, c.Only, c.Skip, err)
@@ -99,6 +102,8 @@ func (s *suite) result(report types.Report, filter string) Result {
 		markInterrupted(mine, specs, filter, why)
 	}
 	res := summarize(s.cfg, s.env, specs, harness)
+	res.Provenance = provenance(s.cfg, s.started)
+	res.Selection = selectionOf(s.cfg, specs)
 	switch {
 	case harness != nil:
 	case errors.Is(s.discovery, errEngineUnreachable):
@@ -124,6 +129,8 @@ func (s *suite) result(report types.Report, filter string) Result {
 // a spec's message came to hold it.
 func (r *Result) redact(redact func(string) string) {
 	r.Reason = redact(r.Reason)
+	r.Engine = redact(r.Engine)
+	r.Provenance.redact(redact)
 	for i := range r.Warnings {
 		r.Warnings[i] = redact(r.Warnings[i])
 	}

@@ -30,7 +30,9 @@ const (
 // suite is one registered engine configuration.
 type suite struct {
 	cfg Config
-	env *Env
+	// started is when the run began (its BeforeAll).
+	started time.Time
+	env     *Env
 	// discovery is why the engine could not be reached, if it could not.
 	discovery error
 	// selected is the configuration's selection (profile, Only, Skip) as
@@ -90,6 +92,9 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		}
 		if !s.selects(labels) {
 			Skip("not selected: outside the configuration's Only and Skip")
+		}
+		if !s.cfg.Shard.holds(text) {
+			Skip(fmt.Sprintf("%s%d/%d", notInShard, shardOf(text, s.cfg.Shard.Count), s.cfg.Shard.Count))
 		}
 		if s.cfg.FailFast && s.stoppedBy == "" {
 			// A run-wide MUST already broken fails at the end whatever
@@ -221,6 +226,7 @@ func (s *suite) register() {
 	}
 	Describe(s.name(), Ordered, ContinueOnFailure, func() {
 		BeforeAll(func(ctx SpecContext) {
+			s.started = time.Now()
 			env, err := newEnv(s.cfg)
 			if err != nil {
 				Fail("harness: " + err.Error())

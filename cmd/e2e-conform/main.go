@@ -9,6 +9,8 @@
 //	e2e-conform --list [--json]
 //	e2e-conform --repeat 5 [--repeat-parallel 2] --spawn "./my-engine" [--json out/repeat.json]
 //	e2e-conform diff OLD.json NEW.json
+//	e2e-conform --shard 2/3 --spawn "./my-engine" --json shard2.json
+//	e2e-conform merge shard1.json shard2.json shard3.json --json report.json
 //
 // Exit status: 0 conformant, 1 non-conformant, 2 usage error, 3 incomplete
 // (a required check could not run, or nothing was selected), 4 harness
@@ -61,6 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "diff" {
 		return runDiff(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("e2e-conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg conformance.Config
@@ -84,6 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
 	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
 	tracePath := fs.String("trace", "", "write every frame of every connection to `path` as JSON Lines (µs since start, connection id and role, direction, method, id, the frame; secrets redacted)")
+	shard := fs.String("shard", "", "run only shard `i/n` of the selected specs (deterministic by spec; the run-wide checks in every shard); combine the shards' --json reports with e2e-conform merge")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
 	repeatParallel := fs.Int("repeat-parallel", 1, "with --repeat, run up to `K` runs at a time")
 	fs.Usage = func() { usage(fs) }
@@ -116,6 +122,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.Env[k] = v
 	}
 	cfg.Only, cfg.Skip = only, skip
+	if *shard != "" {
+		if cfg.Shard, err = conformance.ParseShard(*shard); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: --shard: %v\n", err)
+			return conformance.ExitUsage
+		}
+	}
 	if *verbose {
 		cfg.Verbose = stderr
 	}
@@ -258,6 +270,8 @@ func usage(fs *flag.FlagSet) {
        e2e-conform --list [--json [FILE]]
        e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]
        e2e-conform diff OLD.json NEW.json
+       e2e-conform --shard i/n (--spawn ... | --connect ...) --json SHARD.json [flags]
+       e2e-conform merge SHARD.json... [--json F] [--junit F] [--html F] [--badge F]
        e2e-conform --version`)
 	fs.PrintDefaults()
 	fmt.Fprintln(w, `profiles:

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/e2e-conform/toolkit/conformance"
+)
+
+// runMerge is `e2e-conform merge r1.json r2.json … [--json F --junit F
+// --html F --badge F]`: it combines the JSON reports of every shard of one
+// run (--shard i/n) into one verdict (conformance.Merge), prints the
+// summary, writes the reports asked for, and exits with the merged run's
+// exit status; 2 when the reports cannot be read or merged (a missing
+// shard, a shard of another run).
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("e2e-conform merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonPath := fs.String("json", "", "write the merged JSON report to `path`")
+	junit := fs.String("junit", "", "write the merged JUnit XML report to `path`")
+	htmlPath := fs.String("html", "", "write the merged HTML report to `path`")
+	badgePath := fs.String("badge", "", "write an SVG badge of the merged verdict to `path`")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: e2e-conform merge SHARD.json... [--json F] [--junit F] [--html F] [--badge F]
+  combines the JSON reports of every shard of one run (e2e-conform --shard i/n --json F)
+  into one verdict, as one unsharded run would give it; refuses a missing or repeated shard
+  and a shard of another suite, profile, selection, engine or manifest
+exit status: the merged run's (0 conformant, 1 non-conformant, 3 incomplete), 2 when the
+  reports cannot be read or merged`)
+		fs.PrintDefaults()
+	}
+	// Flags may come before or after the reports.
+	var paths []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			if err == flag.ErrHelp {
+				return 0
+			}
+			return conformance.ExitUsage
+		}
+		rest = fs.Args()
+		if len(rest) > 0 {
+			paths = append(paths, rest[0])
+			rest = rest[1:]
+		}
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "e2e-conform merge: want the shards' JSON reports")
+		fs.Usage()
+		return conformance.ExitUsage
+	}
+	var reports []*conformance.Result
+	for _, p := range paths {
+		r, err := conformance.ReadResult(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
+			return conformance.ExitUsage
+		}
+		reports = append(reports, r)
+	}
+	res, err := conformance.Merge(reports)
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
+		return conformance.ExitUsage
+	}
+	res.WriteSummary(stdout)
+	for _, out := range []struct {
+		path  string
+		write func(string) error
+	}{{*jsonPath, res.WriteJSON}, {*junit, res.WriteJUnit}, {*htmlPath, res.WriteHTML}, {*badgePath, res.WriteBadge}} {
+		if out.path == "" {
+			continue
+		}
+		if err := out.write(out.path); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	return res.ExitCode
+}
