@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak mutants browser
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak mutants browser dist
 
 # Debian packages the reference web engine needs: Chromium (headless) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
@@ -98,5 +98,24 @@ conform: browser build
 	$(BIN)/engine-smoke --spawn "$(BIN)/e2e-web-engine" > out/smoke.txt
 	$(BIN)/e2e-conform --profile full --spawn "$(BIN)/e2e-web-engine" --json out/report.json --junit out/junit.xml --html out/report.html --badge out/badge.svg --trace out/trace.jsonl | tee out/summary.txt; exit $${PIPESTATUS[0]}
 
+# dist: the release binaries, static (CGO_ENABLED=0) and stripped of local
+# paths, for every DIST_TARGETS os/arch, named NAME-OS-ARCH, with their
+# SHA256SUMS. The version comes from the module and VCS stamping
+# (-buildvcs=true: a tagged commit gives its tag, any other a pseudo-version
+# with the revision; `NAME --version` prints it).
+DIST         := dist
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+DIST_CMDS    := e2e-conform e2e-mcp e2e-web-engine
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@set -e; for t in $(DIST_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; \
+		for c in $(DIST_CMDS); do \
+			echo "build $$c for $$os/$$arch"; \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -buildvcs=true -trimpath -ldflags="-s -w" -o $(DIST)/$$c-$$os-$$arch ./cmd/$$c; \
+		done; \
+	done
+	@cd $(DIST) && sha256sum $(foreach t,$(DIST_TARGETS),$(foreach c,$(DIST_CMDS),$(c)-$(subst /,-,$(t)))) > SHA256SUMS && cat SHA256SUMS
+
 clean:
-	rm -rf $(BIN) out
+	rm -rf $(BIN) out $(DIST)

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/protocol/server"
 )
 
@@ -31,8 +32,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	headed := fl.Bool("headed", false, "show the browser window")
 	noVideo := fl.Bool("no-video", false, "leave video recording out of the manifest")
 	verbose := fl.Bool("v", false, "log diagnostics to stderr")
+	version := fl.Bool("version", false, "print the version (module, VCS revision, Go) and exit")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v]")
+		fmt.Fprintln(stderr, "usage: e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v] | --version")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -44,6 +46,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", Name, fl.Arg(0))
 		return 2
+	}
+	if *version {
+		fmt.Fprintln(stdout, buildinfo.Read().Line(Name))
+		return 0
 	}
 	level := slog.LevelWarn
 	if *verbose {

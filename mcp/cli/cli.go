@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/mcp/oplog"
 	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/mcp/server"
@@ -61,6 +62,10 @@ func (m *maxSessions) Set(s string) error {
 	return nil
 }
 
+// ErrVersion is what Parse returns for --version: Main prints the
+// version and exits 0.
+var ErrVersion = errors.New("--version")
+
 // Parse maps the command line to host options.
 func Parse(args []string, stderr io.Writer) (session.Options, error) {
 	fs := flag.NewFlagSet("e2e-mcp", flag.ContinueOnError)
@@ -71,6 +76,7 @@ func Parse(args []string, stderr io.Writer) (session.Options, error) {
 	fs.StringVar(&o.Target, "target", "", "target `name` every session opens on unless open_session names one")
 	fs.BoolVar(&o.Headed, "headed", false, "show the browser or simulator for every session whose open_session does not set headed")
 	fs.Var(&ms, "max-sessions", "concurrent session slots, `n` from 1 through 16")
+	version := fs.Bool("version", false, "print the version (module, VCS revision, Go) and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "e2e-mcp: serve the project to a coding agent over MCP (stdio)\n\n"+
 			"usage: e2e-mcp [--config <path>] [--target <name>] [--headed] [--max-sessions <n>]\n\n"+
@@ -82,6 +88,9 @@ func Parse(args []string, stderr io.Writer) (session.Options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *version {
+		return o, ErrVersion
 	}
 	o.MaxSessions = int(ms)
 	return o, nil
@@ -95,6 +104,10 @@ func (nopCloser) Close() error { return nil }
 func Main(env Env) int {
 	opts, err := Parse(env.Args, env.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if errors.Is(err, ErrVersion) {
+		fmt.Fprintln(env.Stdout, buildinfo.Read().Line("e2e-mcp")+", mcp host "+Version)
 		return ExitOK
 	}
 	if err != nil {
