@@ -15,6 +15,7 @@ import (
 
 	"github.com/e2e-conform/toolkit/fixtures/web"
 	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/schema"
 	"github.com/e2e-conform/toolkit/protocol/transport"
@@ -602,15 +603,6 @@ func (e *Env) checkError(raw json.RawMessage, mc msgCtx) {
 	if err := e.Schemas.ValidateType("ErrorObject", raw); err != nil {
 		e.violationIn(mc, "WIRE-013", "error object: %v", err)
 	}
-	var eo struct {
-		Code    int64           `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	_ = json.Unmarshal(raw, &eo)
-	if eo.Message == "" {
-		e.violationIn(mc, "ERR-006", "an error with an empty message (code %d)", eo.Code)
-	}
 	// §0.4: a sender MUST NOT write null for an absent member (WIRE-012);
 	// an error object's members, and those of its data and causes, are
 	// never null (details, the engine's own object, is not searched).
@@ -619,85 +611,22 @@ func (e *Env) checkError(raw json.RawMessage, mc msgCtx) {
 		e.violationIn(mc, "WIRE-012", "%s is null: an absent member is omitted, never null (§0.4)", where)
 	}
 	e.checkSecrets("the error object of "+orDefault(mc.where, "a response"), string(raw))
-	var d map[string]json.RawMessage
-	hasData := json.Unmarshal(eo.Data, &d) == nil && d != nil
-	if eo.Code == wire.CodeEngineError {
-		var typ string
-		if hasData {
-			_ = json.Unmarshal(d["type"], &typ)
-		}
+	// The rules the schema cannot state: one verdict, engineerr's.
+	c, problems := engineerr.CheckObject(raw)
+	if c.Code == wire.CodeEngineError {
 		e.observed("ERR-001", "-32000 error checked")
-		switch typ {
-		case "engine":
-			var code string
-			_ = json.Unmarshal(d["code"], &code)
-			e.observed("ERR-002", "engine error "+code)
-			if code != "NODE_STALE" && code != "FRAME_NOT_FOUND" {
-				e.observed("ERR-003", "engine error "+code+" (retryable must be false)")
-			}
-			known := false
-			for _, c := range []string{"NODE_STALE", "FRAME_NOT_FOUND", "FRAME_AMBIGUOUS", "NOT_ACTIONABLE", "ACTION_MAY_HAVE_COMMITTED",
-				"OPERATION_TIMEOUT", "CANCELLED", "UNSUPPORTED_CAPABILITY", "INVALID_STATE", "ENGINE_FAILURE"} {
-				known = known || code == c
-			}
-			r := string(d["retryable"])
-			if !known || (r != "true" && r != "false") {
-				e.violationIn(mc, "ERR-002", "engine error data %s", clip(string(eo.Data)))
-			}
-			if r == "true" && code != "NODE_STALE" && code != "FRAME_NOT_FOUND" {
-				e.violationIn(mc, "ERR-003", "retryable %s", code)
-			}
-		case "e2e":
-			var cat, code string
-			_ = json.Unmarshal(d["category"], &cat)
-			_ = json.Unmarshal(d["code"], &code)
-			e.observed("ERR-004", "e2e error "+cat+" "+code)
-			r := string(d["retryable"])
-			det, hasDet := d["details"]
-			if (cat != "test" && cat != "configuration" && cat != "infrastructure" && cat != "internal" && cat != "interrupted") ||
-				code == "" || (r != "true" && r != "false") || (hasDet && (len(det) == 0 || det[0] != '{')) {
-				e.violationIn(mc, "ERR-004", "e2e error data %s", clip(string(eo.Data)))
-			}
-		default:
-			e.violationIn(mc, "ERR-001", "-32000 error without data.type engine or e2e: %s", clip(string(raw)))
-		}
-	} else if hasData {
-		for k := range d {
-			if k != "stack" && k != "errno" && k != "cause" {
-				e.violationIn(mc, "ERR-005", "error %d carries data member %q", eo.Code, k)
-			}
-		}
 	}
-	if hasData {
-		depth := 0
-		cur := d
-		for cur != nil {
-			if s, ok := cur["stack"]; ok && (len(s) == 0 || s[0] != '"') {
-				e.violationIn(mc, "ERR-005", "stack is not a string")
-			}
-			if en, ok := cur["errno"]; ok {
-				if _, isInt := wire.ParseInteger(en); !isInt && (len(en) == 0 || en[0] != '"') {
-					e.violationIn(mc, "ERR-005", "errno is neither a string nor an integer")
-				}
-			}
-			c, ok := cur["cause"]
-			if !ok {
-				break
-			}
-			depth++
-			if depth > 8 {
-				e.violationIn(mc, "ERR-005", "cause nested deeper than 8 levels")
-				break
-			}
-			var next struct {
-				Data map[string]json.RawMessage `json:"data"`
-			}
-			if json.Unmarshal(c, &next) != nil {
-				e.violationIn(mc, "ERR-005", "cause is not an error object")
-				break
-			}
-			cur = next.Data
+	switch c.Type {
+	case "engine":
+		e.observed("ERR-002", "engine error "+string(c.Engine))
+		if !c.Engine.MayRetry() {
+			e.observed("ERR-003", "engine error "+string(c.Engine)+" (retryable must be false)")
 		}
+	case "e2e":
+		e.observed("ERR-004", "e2e error "+string(c.Category)+" "+c.E2ECode)
+	}
+	for _, p := range problems {
+		e.violationIn(mc, p.Requirement, "%s", p.Message)
 	}
 }
 
