@@ -327,7 +327,7 @@ func nodeProblems(raw json.RawMessage, at string, p *[]string) {
 	for _, f := range []struct {
 		name  string
 		limit int
-	}{{"role", 0}, {"name", 256}, {"text", 512}, {"value", 512}, {"selection", 512}, {"testId", 0}, {"selector", 0}} {
+	}{{"role", 0}, {"name", wire.NameMaxUnits}, {"text", wire.TextMaxUnits}, {"value", wire.TextMaxUnits}, {"selection", wire.TextMaxUnits}, {"testId", 0}, {"selector", 0}} {
 		v, ok := n[f.name]
 		if !ok || string(v) == "null" {
 			continue

@@ -333,7 +333,7 @@ func observeSpecs(s *suite) {
 			whole("text of the exactly-512-unit text", fxNode(snap, sc, fixture.LimitsExactText).Text, fixture.ExactText, true)
 			whole("value of the exactly-512-unit field", fxNode(snap, sc, fixture.LimitsExactValue).Value, fixture.ExactValue, false)
 			got := fxNode(snap, sc, fixture.LimitsLongValue).Value
-			expectCutPrefix("value of the 600-unit field", got, fixture.LongValue, 512)
+			expectCutPrefix("value of the 600-unit field", got, fixture.LongValue, wire.TextMaxUnits)
 			e.observed("OBS-005", "600-unit value cut to a prefix")
 		})
 
@@ -353,7 +353,7 @@ func observeSpecs(s *suite) {
 			if n.Selection == nil {
 				Skip(notVerified + fmt.Sprintf("the engine reports no selection on the focused field whose whole 600-unit value is selected (states %s)", fxStates(n)))
 			}
-			expectCutPrefix("selection of the 600-unit field", n.Selection, fixture.LongValue, 512)
+			expectCutPrefix("selection of the 600-unit field", n.Selection, fixture.LongValue, wire.TextMaxUnits)
 			e.observed("OBS-005", "600-unit selection cut to a prefix")
 		})
 
