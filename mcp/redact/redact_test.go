@@ -2,121 +2,23 @@ package redact
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
-	"html"
 	"strings"
 	"testing"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/e2e-conform/toolkit/mcp/redact/redacttest"
 )
 
-// The encoders below write a value the way a browser or an engine does.
-
-// jsURIEscape percent-encodes every UTF-8 byte of s except the characters
-// in keep and ASCII letters and digits (encodeURIComponent keeps
-// -_.!~*'(); encodeURI also ;,/?:@&=+$#).
-func jsURIEscape(s, keep string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c < 0x80 && strings.IndexByte(keep, c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-func encodeURIComponent(s string) string { return jsURIEscape(s, "-_.!~*'()") }
-func encodeURI(s string) string          { return jsURIEscape(s, "-_.!~*'();,/?:@&=+$#") }
-
-// formEncode is application/x-www-form-urlencoded as browsers write it.
-func formEncode(s string) string {
-	return strings.ReplaceAll(jsURIEscape(strings.ReplaceAll(s, " ", "\x00"), "*-._\x00"), "\x00", "+")
-}
-
-var named = map[rune]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '"': "&quot;", '\'': "&apos;",
-	'!': "&excl;", '@': "&commat;", '/': "&sol;", ' ': "&nbsp;", 'ä': "&auml;", 'ö': "&ouml;", '+': "&plus;", '%': "&percnt;"}
-
-// perRune encodes every rune of s with f (nil: as is).
-func perRune(s string, f func(r rune, i int) string) string {
-	var b strings.Builder
-	i := 0
-	for _, r := range s {
-		if e := f(r, i); e != "" {
-			b.WriteString(e)
-		} else {
-			b.WriteRune(r)
-		}
-		i++
-	}
-	return b.String()
-}
-
-func jsonU(r rune) string {
-	var b strings.Builder
-	for _, u := range utf16.Encode([]rune{r}) {
-		fmt.Fprintf(&b, `\u%04x`, u)
-	}
-	return b.String()
-}
-
-// encodings are the forms every text is tested with.
-var encodings = []struct {
-	name string
-	enc  func(string) string
-}{
-	{"as is", func(s string) string { return s }},
-	{"upper case", strings.ToUpper},
-	{"encodeURIComponent", encodeURIComponent},
-	{"encodeURIComponent lower hex", func(s string) string { return strings.ToLower(encodeURIComponent(s)) }},
-	{"encodeURI", encodeURI},
-	{"form", formEncode},
-	{"html.EscapeString", html.EscapeString},
-	{"html named", func(s string) string { return perRune(s, func(r rune, _ int) string { return named[r] }) }},
-	{"html decimal", func(s string) string {
-		return perRune(s, func(r rune, _ int) string { return fmt.Sprintf("&#%d;", r) })
-	}},
-	{"html hex", func(s string) string {
-		return perRune(s, func(r rune, _ int) string { return fmt.Sprintf("&#x%X;", r) })
-	}},
-	{"html partly", func(s string) string {
-		return perRune(s, func(r rune, i int) string {
-			if i%2 == 1 {
-				return fmt.Sprintf("&#x%x;", r)
-			}
-			return named[r]
-		})
-	}},
-	{"json.Marshal", func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }},
-	{"json \\u every char", func(s string) string { return perRune(s, func(r rune, _ int) string { return jsonU(r) }) }},
-	{"json \\/", func(s string) string {
-		return perRune(s, func(r rune, _ int) string {
-			switch {
-			case r == '/':
-				return `\/`
-			case r >= 0x80:
-				return jsonU(r)
-			}
-			return ""
-		})
-	}},
-	{"json in html", func(s string) string { b, _ := json.Marshal(s); return html.EscapeString(string(b[1 : len(b)-1])) }},
-}
-
-var values = []struct{ name, value string }{
-	{"canary", "Cn4ry/S3cr3t&x"},
-	{"hunter", "Hunter2!@x"},
-	{"unicode", "pässwörd-😀-1"},
-	{"quotes", `a b+c"d<e>'f`},
-	{"escapelike", "p%41ss&lt;x1"},
-}
+var (
+	encodings   = redacttest.Encodings()
+	values      = redacttest.Values
+	prefixRunes = redacttest.Prefix
+)
 
 func newTestRedactor() *Redactor {
 	r := New()
 	for _, v := range values {
-		r.Add(v.name, v.value)
+		r.Add(v.Name, v.Value)
 	}
 	return r
 }
@@ -125,10 +27,10 @@ func TestStringEveryEncoding(t *testing.T) {
 	r := newTestRedactor()
 	for _, v := range values {
 		for _, e := range encodings {
-			t.Run(v.name+"/"+e.name, func(t *testing.T) {
-				form := e.enc(v.value)
+			t.Run(v.Name+"/"+e.Name, func(t *testing.T) {
+				form := e.Encode(v.Value)
 				in := "path /?q=" + form + "&next=1 and more"
-				want := "path /?q=" + Token(v.name) + "&next=1 and more"
+				want := "path /?q=" + Token(v.Name) + "&next=1 and more"
 				if got := r.String(in); got != want {
 					t.Errorf("String(%q)\n got %q\nwant %q", in, got, want)
 				}
@@ -174,41 +76,29 @@ func TestTwoValuesOverlapping(t *testing.T) {
 	}
 }
 
-// prefixRunes is the first n runes of s.
-func prefixRunes(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
-}
-
 func TestCutEveryEncoding(t *testing.T) {
 	r := newTestRedactor()
 	for _, v := range values {
-		n := utf8.RuneCountInString(v.value)
+		n := utf8.RuneCountInString(v.Value)
 		need := int(cutNeed(n))
 		for _, e := range encodings {
-			t.Run(v.name+"/"+e.name, func(t *testing.T) {
+			t.Run(v.Name+"/"+e.Name, func(t *testing.T) {
 				for k := need; k < n; k++ {
-					cut := e.enc(prefixRunes(v.value, k))
+					cut := e.Encode(prefixRunes(v.Value, k))
 					in := "x = " + cut
-					if got, want := r.Cut(in), "x = "+Token(v.name); got != want {
+					if got, want := r.Cut(in), "x = "+Token(v.Name); got != want {
 						t.Errorf("Cut(%q) = %q, want %q", in, got, want)
 					}
 					// Cut in the middle of the next character's escape.
-					next := e.enc(prefixRunes(v.value, k+1))[len(cut):]
+					next := e.Encode(prefixRunes(v.Value, k+1))[len(cut):]
 					for j := 1; j < len(next); j++ {
 						in := "x = " + cut + next[:j]
-						if got, want := r.Cut(in), "x = "+Token(v.name); got != want {
+						if got, want := r.Cut(in), "x = "+Token(v.Name); got != want {
 							t.Errorf("Cut(%q) = %q, want %q", in, got, want)
 						}
 					}
 					// A cut link target ends in "…".
-					if got, want := r.Cut("/p?q="+cut+"…"), "/p?q="+Token(v.name)+"…"; got != want {
+					if got, want := r.Cut("/p?q="+cut+"…"), "/p?q="+Token(v.Name)+"…"; got != want {
 						t.Errorf("Cut ellipsis = %q, want %q", got, want)
 					}
 				}
@@ -271,9 +161,9 @@ func TestWriterSplitAnywhere(t *testing.T) {
 	r := newTestRedactor()
 	for _, v := range values {
 		for _, e := range encodings {
-			t.Run(v.name+"/"+e.name, func(t *testing.T) {
-				text := "log: " + e.enc(v.value) + " done\n"
-				want := "log: " + Token(v.name) + " done\n"
+			t.Run(v.Name+"/"+e.Name, func(t *testing.T) {
+				text := "log: " + e.Encode(v.Value) + " done\n"
+				want := "log: " + Token(v.Name) + " done\n"
 				for i := 1; i < len(text); i++ {
 					var b bytes.Buffer
 					w := NewWriter(r, &b)
