@@ -141,7 +141,7 @@ func TestConfigPath(t *testing.T) {
 	}
 	tests := []struct {
 		name, cwd, p, code string
-		want           string // the path returned ("" only checks the code)
+		want               string // the path returned ("" only checks the code)
 	}{
 		{"in the root", root, "e2e.config.json", "", filepath.Join(root, "e2e.config.json")},
 		{"from a subdirectory up to the root", sub, "../e2e.config.json", "", filepath.Join(root, "e2e.config.json")},
