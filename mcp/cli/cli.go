@@ -15,12 +15,11 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/e2e-conform/toolkit/mcp/oplog"
 	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/mcp/server"
 	"github.com/e2e-conform/toolkit/mcp/session"
+	"github.com/e2e-conform/toolkit/mcp/stdio"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 )
 
@@ -29,6 +28,9 @@ const (
 	ExitOK    = 0
 	ExitUsage = 2
 	ExitInfra = 3
+	// ExitInternal: the MCP session ended although the client neither
+	// disconnected nor was the host signalled (a defect of the host).
+	ExitInternal = 4
 )
 
 // Version is the host's version.
@@ -138,9 +140,24 @@ func Main(env Env) int {
 	}()
 	log.Info(fmt.Sprintf("e2e mcp %s serving %s", Version, env.Cwd))
 	srv := server.New(server.Options{Host: h, Version: Version, Logger: log.With("component", "sdk")})
-	t := &mcp.IOTransport{Reader: env.Stdin, Writer: nopCloser{env.Stdout}}
-	if err := server.Serve(ctx, srv, h, t, log); err != nil && !errors.Is(err, io.EOF) {
-		log.Info("server stopped: " + err.Error())
+	// Not the SDK's stdio transport: one malformed line would end it
+	// (see package stdio).
+	t := &stdio.Transport{Reader: env.Stdin, Writer: nopCloser{env.Stdout}, Logger: log}
+	err = server.Serve(ctx, srv, h, t, log)
+	switch {
+	case ctx.Err() != nil:
+		return ExitOK // a signal
+	case t.Disconnected():
+		if err != nil && !errors.Is(err, io.EOF) {
+			log.Info("server stopped: " + err.Error())
+		}
+		return ExitOK
 	}
-	return ExitOK
+	// Only a disconnect or a signal ends the server with 0 (spec §7.2).
+	msg := "the MCP session ended without a client disconnect"
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	log.Error(msg)
+	return ExitInternal
 }
