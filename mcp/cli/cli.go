@@ -47,6 +47,9 @@ type Env struct {
 	BuiltinWeb func(headed bool) transport.Transport
 	// Signals delivers SIGINT/SIGTERM; nil subscribes to the process's.
 	Signals <-chan os.Signal
+	// Redactor holds the secret values; nil makes one. Pass the one a
+	// Stray of the process redacts with.
+	Redactor *redact.Redactor
 }
 
 // maxSessions is the --max-sessions flag value.
@@ -103,7 +106,10 @@ func Main(env Env) int {
 		fmt.Fprintf(env.Stderr, "%s%v\n", oplog.Prefix, err)
 		return ExitUsage
 	}
-	red := redact.New()
+	red := env.Redactor
+	if red == nil {
+		red = redact.New()
+	}
 	log := oplog.New(env.Stderr, red, slog.LevelInfo)
 	opts.Cwd, opts.Redactor, opts.Logger, opts.Version = env.Cwd, red, log, Version
 	opts.BuiltinWeb = env.BuiltinWeb
