@@ -6,8 +6,9 @@
 // percent-encoded (encodeURIComponent, encodeURI, form encoding with `+`
 // for a space), as HTML character references (named, decimal, hexadecimal,
 // also only some characters escaped), JSON-escaped (`\uXXXX`, surrogate
-// pairs, `\/`), in any letter case and with white space collapsed. Each
-// text is read twice, as written and with every escape decoded, by one
+// pairs, `\/`), also escaped twice (`%252F`, `&amp;lt;`, JSON inside
+// HTML), in any letter case and with white space collapsed. Each text is
+// read as written, with every escape decoded once and twice, by one
 // Aho–Corasick automaton over the canonical forms of every value, so the
 // cost does not grow with the number of values or forms. A text that was
 // cut (a field at the engine's limit, a stream between writes) and ends
@@ -16,7 +17,7 @@
 //
 // Not found: transformed values (base64, hashes, last four), values spread
 // over several texts, other Unicode normalization forms, and encodings
-// applied twice (`%252F`).
+// applied three times or more.
 package redact
 
 import (
