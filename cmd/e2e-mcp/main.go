@@ -5,6 +5,8 @@
 package main
 
 import (
+	"io"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,24 +14,45 @@ import (
 	webengine "github.com/e2e-conform/toolkit/reference-engine"
 
 	"github.com/e2e-conform/toolkit/mcp/cli"
+	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+func run() int {
 	// A vanished client must not kill the host before it stops its
 	// children (spec mcp.md §8.6).
 	signal.Ignore(syscall.SIGPIPE)
-	proto := os.Stdout
-	os.Stdout = os.Stderr // stray prints never reach the protocol stream
+	proto, stderr := os.Stdout, os.Stderr
 	cwd, err := os.Getwd()
 	if err != nil {
-		os.Stderr.WriteString("e2e mcp: " + err.Error() + "\n")
-		os.Exit(cli.ExitInfra)
+		stderr.WriteString("e2e mcp: " + err.Error() + "\n")
+		return cli.ExitInfra
 	}
-	os.Exit(cli.Main(cli.Env{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: proto, Stderr: os.Stderr, Cwd: cwd,
+	// Stray prints never reach the protocol stream, nor the operator's
+	// stderr unredacted: they go through one stream redactor (spec §6.2,
+	// §8.6).
+	red := redact.New()
+	copied := make(chan struct{})
+	if pr, pw, err := os.Pipe(); err == nil {
+		stray := cli.NewStray(red, stderr)
+		go func() {
+			defer close(copied)
+			_, _ = io.Copy(stray, pr)
+			_ = stray.Close()
+		}()
+		os.Stdout, os.Stderr = pw, pw
+		log.SetOutput(pw)
+		defer func() { _ = pw.Close(); <-copied }()
+	} else {
+		os.Stdout = stderr
+		close(copied)
+	}
+	return cli.Main(cli.Env{
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: proto, Stderr: stderr, Cwd: cwd, Redactor: red,
 		BuiltinWeb: func(headed bool) transport.Transport {
 			return webengine.Transport(webengine.Options{Headed: headed})
 		},
-	}))
+	})
 }

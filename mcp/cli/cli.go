@@ -15,13 +15,12 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/mcp/oplog"
 	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/mcp/server"
 	"github.com/e2e-conform/toolkit/mcp/session"
+	"github.com/e2e-conform/toolkit/mcp/stdio"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 )
 
@@ -30,6 +29,9 @@ const (
 	ExitOK    = 0
 	ExitUsage = 2
 	ExitInfra = 3
+	// ExitInternal: the MCP session ended although the client neither
+	// disconnected nor was the host signalled (a defect of the host).
+	ExitInternal = 4
 )
 
 // Version is the host's version.
@@ -46,6 +48,9 @@ type Env struct {
 	BuiltinWeb func(headed bool) transport.Transport
 	// Signals delivers SIGINT/SIGTERM; nil subscribes to the process's.
 	Signals <-chan os.Signal
+	// Redactor holds the secret values; nil makes one. Pass the one a
+	// Stray of the process redacts with.
+	Redactor *redact.Redactor
 }
 
 // maxSessions is the --max-sessions flag value.
@@ -114,7 +119,10 @@ func Main(env Env) int {
 		fmt.Fprintf(env.Stderr, "%s%v\n", oplog.Prefix, err)
 		return ExitUsage
 	}
-	red := redact.New()
+	red := env.Redactor
+	if red == nil {
+		red = redact.New()
+	}
 	log := oplog.New(env.Stderr, red, slog.LevelInfo)
 	opts.Cwd, opts.Redactor, opts.Logger, opts.Version = env.Cwd, red, log, Version
 	opts.BuiltinWeb = env.BuiltinWeb
@@ -151,9 +159,24 @@ func Main(env Env) int {
 	}()
 	log.Info(fmt.Sprintf("e2e mcp %s serving %s", Version, env.Cwd))
 	srv := server.New(server.Options{Host: h, Version: Version, Logger: log.With("component", "sdk")})
-	t := &mcp.IOTransport{Reader: env.Stdin, Writer: nopCloser{env.Stdout}}
-	if err := server.Serve(ctx, srv, h, t, log); err != nil && !errors.Is(err, io.EOF) {
-		log.Info("server stopped: " + err.Error())
+	// Not the SDK's stdio transport: one malformed line would end it
+	// (see package stdio).
+	t := &stdio.Transport{Reader: env.Stdin, Writer: nopCloser{env.Stdout}, Logger: log}
+	err = server.Serve(ctx, srv, h, t, log)
+	switch {
+	case ctx.Err() != nil:
+		return ExitOK // a signal
+	case t.Disconnected():
+		if err != nil && !errors.Is(err, io.EOF) {
+			log.Info("server stopped: " + err.Error())
+		}
+		return ExitOK
 	}
-	return ExitOK
+	// Only a disconnect or a signal ends the server with 0 (spec §7.2).
+	msg := "the MCP session ended without a client disconnect"
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	log.Error(msg)
+	return ExitInternal
 }

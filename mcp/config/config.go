@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -178,14 +180,28 @@ func Locate(cwd, path string) (string, error) {
 	return filepath.Clean(path), nil
 }
 
-// Load reads, validates and decodes the file at path (absolute).
+// MaxFileBytes bounds the size of a configuration file.
+const MaxFileBytes = 1 << 20
+
+// Load reads, validates and decodes the file at path (absolute). Its
+// errors never quote the file's content: a file that is not JSON is
+// reported by line and column, a schema violation by JSON pointer and rule
+// (see Parse).
 func (l *Loader) Load(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: err}
 		}
 		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+	}
+	if len(b) > MaxFileBytes {
+		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("%s: larger than %d bytes; a config file is smaller", path, MaxFileBytes)}
 	}
 	cfg, err := l.Parse(b)
 	if err != nil {
@@ -200,27 +216,77 @@ func (l *Loader) Load(path string) (*Config, error) {
 	return cfg, nil
 }
 
-// Parse validates and decodes a configuration document.
+// lineCol is the 1-based line and column (in characters) of byte off of b.
+func lineCol(b []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(b))
+	line = 1 + bytes.Count(b[:off], []byte{'\n'})
+	start := bytes.LastIndexByte(b[:off], '\n') + 1
+	return line, 1 + utf8.RuneCount(b[start:off])
+}
+
+// checkJSON reports where b stops being one JSON value, without quoting
+// any of it (a file that failed to load may be anything, say a key file).
+func checkJSON(b []byte) error {
+	if !utf8.Valid(b) {
+		off := 0
+		for off < len(b) {
+			r, n := utf8.DecodeRune(b[off:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			off += n
+		}
+		line, col := lineCol(b, off)
+		return fmt.Errorf("not UTF-8 at line %d, column %d", line, col)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var v any
+	err := dec.Decode(&v)
+	first := int(dec.InputOffset())
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		if _, terr := dec.Token(); terr != io.EOF {
+			line, col := lineCol(b, len(b)-len(bytes.TrimLeft(b[first:], " \t\r\n")))
+			return fmt.Errorf("not valid JSON: more than one value, the second at line %d, column %d", line, col)
+		}
+		return nil
+	case errors.As(err, &se):
+		line, col := lineCol(b, int(se.Offset)-1)
+		return fmt.Errorf("not valid JSON at line %d, column %d", line, col)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		line, _ := lineCol(b, len(b))
+		return fmt.Errorf("not valid JSON: the file ends (line %d) before its value is complete", line)
+	}
+	return errors.New("not valid JSON")
+}
+
+// Parse validates and decodes a configuration document. Its messages name
+// places (line and column, JSON pointers) and the schema's rules, never
+// values from the document.
 func (l *Loader) Parse(b []byte) (*Config, error) {
+	if err := checkJSON(b); err != nil {
+		return nil, &Error{Code: CodeLoadFailed, Message: err.Error()}
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("not valid JSON: %v", err), Err: err}
+		return nil, &Error{Code: CodeLoadFailed, Message: "not valid JSON"}
 	}
 	if err := l.schema.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &Error{Code: CodeInvalid, Message: describe(ve), Err: err}
+			return nil, &Error{Code: CodeInvalid, Message: describe(ve)}
 		}
-		return nil, &Error{Code: CodeInvalid, Message: err.Error(), Err: err}
+		return nil, &Error{Code: CodeInvalid, Message: "does not match the config schema"}
 	}
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: err.Error(), Err: err}
+		return nil, &Error{Code: CodeLoadFailed, Message: "does not decode as a config"}
 	}
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
 		if seen[t.Name] {
-			return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("/targets/%d/name: duplicate target name %q", i, t.Name)}
+			return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("/targets/%d/name: the name of an earlier target", i)}
 		}
 		seen[t.Name] = true
 	}
@@ -231,19 +297,23 @@ func (l *Loader) Parse(b []byte) (*Config, error) {
 }
 
 // describe renders the leaves of a validation error as
-// "<pointer>: <message>" clauses, sorted.
+// "<pointer>: <rule>" clauses, sorted. A rule never quotes a value from
+// the document (see rule).
 func describe(ve *jsonschema.ValidationError) string {
 	p := message.NewPrinter(language.English)
 	var out []string
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
+		_, names := e.ErrorKind.(*kind.PropertyNames)
+		// A member name's causes are located at the name itself: the
+		// object that holds it is the place.
+		if len(e.Causes) == 0 || names {
 			ptr := "/" + strings.Join(escape(e.InstanceLocation), "/")
 			if len(e.InstanceLocation) == 0 {
 				ptr = "(root)"
 			}
-			s := ptr + ": " + e.ErrorKind.LocalizedString(p)
+			s := ptr + ": " + rule(e.ErrorKind, p)
 			if !seen[s] {
 				seen[s] = true
 				out = append(out, s)
@@ -257,6 +327,30 @@ func describe(ve *jsonschema.ValidationError) string {
 	walk(ve)
 	sort.Strings(out)
 	return strings.Join(out, "; ")
+}
+
+// rule says which rule of the schema a value broke. The library's own
+// wording is kept only for kinds whose message holds nothing of the
+// value but its type or length; the others would quote it (a pattern, a
+// format) or its member names, and are worded here.
+func rule(k jsonschema.ErrorKind, p *message.Printer) string {
+	switch k := k.(type) {
+	case *kind.Type, *kind.Enum, *kind.Const, *kind.Required, *kind.DependentRequired,
+		*kind.MinLength, *kind.MaxLength, *kind.MinItems, *kind.MaxItems, *kind.OneOf, *kind.AnyOf, *kind.FalseSchema:
+		return k.LocalizedString(p)
+	case *kind.Pattern:
+		return fmt.Sprintf("does not match pattern %q", k.Want)
+	case *kind.Format:
+		return "is not a valid " + k.Want
+	case *kind.AdditionalProperties:
+		if len(k.Properties) == 1 {
+			return "1 member the schema does not allow here"
+		}
+		return fmt.Sprintf("%d members the schema does not allow here", len(k.Properties))
+	case *kind.PropertyNames:
+		return "a member name the schema does not allow here"
+	}
+	return "fails the schema's " + strings.Join(k.KeywordPath(), "/")
 }
 
 func escape(segs []string) []string {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -117,5 +118,59 @@ func TestResolveSecret(t *testing.T) {
 	}
 	if v, _, _ := ResolveSecret(root, "over", Secret{Env: "API"}, getenv); v != "override-1" {
 		t.Errorf("override: %q", v)
+	}
+}
+
+// TestErrorsNeverQuoteTheFile: a file that fails to load is reported by
+// place and rule, never by its bytes (a key file, /etc/shadow).
+func TestErrorsNeverQuoteTheFile(t *testing.T) {
+	l, err := NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s = "SeCrEt42"
+	tests := []struct {
+		name, doc, code, msg string
+	}{
+		{"shadow line", "root:$6$" + s + ":19000:0:99999:7:::\n", CodeLoadFailed, "not valid JSON at line 1, column 1"},
+		{"second line", "{\n  \"targets\": [],\n  x" + s + "\n}", CodeLoadFailed, "not valid JSON at line 3, column 3"},
+		{"truncated", `{"targets":[{"name":"` + s, CodeLoadFailed, "ends (line 1) before its value is complete"},
+		{"two values", `{"targets":[]} {"` + s + `":1}`, CodeLoadFailed, "more than one value, the second at line 1, column 16"},
+		{"not utf-8", "{\"targets\":[],\n\"output\":\"" + s + "\xff\"}", CodeLoadFailed, "not UTF-8 at line 2, column 19"},
+		{"pattern", `{"targets":[{"name":"` + s + ` !","engine":{"builtin":"web"}}]}`, CodeInvalid, `/targets/0/name: does not match pattern`},
+		{"unknown member", `{"targets":[],"` + s + `":"` + s + `"}`, CodeInvalid, "(root): 1 member the schema does not allow here"},
+		{"secret name", `{"targets":[],"secrets":{"9` + s + `":{"env":"X"}}}`, CodeInvalid, "/secrets: a member name the schema does not allow here"},
+		{"env pattern", `{"targets":[],"secrets":{"a":{"env":"` + s + `-x"}}}`, CodeInvalid, "/secrets/a/env: does not match pattern"},
+		{"type", `{"targets":"` + s + `"}`, CodeInvalid, "/targets: got string, want array"},
+		{"enum", `{"targets":[],"secrets":{"a":{"env":"X","purpose":"` + s + `"}}}`, CodeInvalid, "/secrets/a/purpose: value must be one of"},
+		{"const", `{"targets":[{"name":"a","engine":{"builtin":"` + s + `"}}]}`, CodeInvalid, "/targets/0/engine"},
+		{"url", `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"url":"ftp://` + s + `"}}]}`, CodeInvalid, "/targets/0/app/url: does not match pattern"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := l.Parse([]byte(tt.doc))
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Code != tt.code {
+				t.Fatalf("err %v, want code %s", err, tt.code)
+			}
+			if !strings.Contains(ce.Message, tt.msg) {
+				t.Errorf("message %q lacks %q", ce.Message, tt.msg)
+			}
+			if strings.Contains(strings.ToLower(err.Error()), strings.ToLower(s)) || strings.Contains(err.Error(), "'r'") {
+				t.Errorf("message quotes the file: %q", err.Error())
+			}
+		})
+	}
+}
+
+func TestLoadBounded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(p, bytes.Repeat([]byte(" "), MaxFileBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := NewLoader()
+	var ce *Error
+	if _, err := l.Load(p); !errors.As(err, &ce) || ce.Code != CodeLoadFailed || !strings.Contains(ce.Message, "larger than") {
+		t.Fatalf("Load of a large file: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package policy holds the MCP host's security checks on agent input (spec
-// mcp.md §6.4, §6.5): which URLs navigate may open and which files upload
-// may send.
+// mcp.md §6.4, §6.5): which URLs navigate may open, which files upload
+// may send, and which config file open_session may read.
 package policy
 
 import (
@@ -157,4 +157,60 @@ func hidden(rel string) bool {
 		}
 	}
 	return false
+}
+
+// ProjectRoot is the project root of a server started in cwd: the nearest
+// directory from cwd upward that holds .git (the repository root), else cwd
+// itself.
+func ProjectRoot(cwd string) string {
+	d := filepath.Clean(cwd)
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Clean(cwd)
+		}
+		d = parent
+	}
+}
+
+// ConfigPath checks the config path an agent passed to open_session:
+// relative to cwd (or absolute), it must stay inside root once `..` and
+// every symlink are resolved, and be neither hidden nor under a hidden
+// directory (`.env`, `.git/…`), else POLICY_DENIED: the agent cannot make
+// the host read an arbitrary file. It returns the path to load, resolved;
+// a path that does not exist is returned as given, for the loader to
+// report.
+func ConfigPath(root, cwd, p string) (string, error) {
+	outside := func() error {
+		return deny("%q is outside the project root %s; open_session reads only config files inside the project", p, root)
+	}
+	joined := p
+	if !filepath.IsAbs(joined) {
+		joined = filepath.Join(cwd, joined)
+	}
+	joined = filepath.Clean(joined)
+	if !inside(root, joined) {
+		return "", outside()
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("project root %q: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(joined)
+	if errors.Is(err, os.ErrNotExist) {
+		return joined, nil
+	}
+	if err != nil {
+		return "", deny("%q cannot be resolved inside the project root: %v", p, err)
+	}
+	if !inside(realRoot, real) {
+		return "", outside()
+	}
+	if rel, _ := filepath.Rel(realRoot, real); hidden(rel) {
+		return "", deny("%q is a hidden file or sits under a hidden directory; open_session reads no config from there", p)
+	}
+	return real, nil
 }

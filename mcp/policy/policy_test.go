@@ -103,3 +103,81 @@ func TestUploadPaths(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigPath(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "proj")
+	outsideDir := filepath.Join(base, "elsewhere")
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, "sub", ".hidden"), outsideDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p string) {
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(root, "e2e.config.json"))
+	write(filepath.Join(root, "sub", "other.json"))
+	write(filepath.Join(root, ".env"))
+	write(filepath.Join(root, "sub", ".hidden", "e2e.config.json"))
+	write(filepath.Join(outsideDir, "secret.json"))
+	for link, target := range map[string]string{
+		"out.json":  filepath.Join(outsideDir, "secret.json"),
+		"outdir":    outsideDir,
+		"in.json":   filepath.Join(root, "sub", "other.json"),
+		"shadow":    "/etc/shadow",
+		"dangling":  filepath.Join(outsideDir, "missing.json"),
+		"sneak.cfg": filepath.Join(root, ".env"),
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := filepath.Join(root, "sub")
+	if got := ProjectRoot(sub); got != root {
+		t.Fatalf("ProjectRoot(%s) = %s, want %s", sub, got, root)
+	}
+	tests := []struct {
+		name, cwd, p, code string
+		want               string // the path returned ("" only checks the code)
+	}{
+		{"in the root", root, "e2e.config.json", "", filepath.Join(root, "e2e.config.json")},
+		{"from a subdirectory up to the root", sub, "../e2e.config.json", "", filepath.Join(root, "e2e.config.json")},
+		{"absolute inside", root, filepath.Join(root, "sub", "other.json"), "", filepath.Join(root, "sub", "other.json")},
+		{"symlink inside", root, "in.json", "", filepath.Join(root, "sub", "other.json")},
+		{"missing inside is the loader's", root, "nope.json", "", filepath.Join(root, "nope.json")},
+		{"dot dot out", root, "../elsewhere/secret.json", CodePolicyDenied, ""},
+		{"dot dot through a subdirectory", sub, "../../elsewhere/secret.json", CodePolicyDenied, ""},
+		{"absolute outside", root, "/etc/passwd", CodePolicyDenied, ""},
+		{"symlink out", root, "out.json", CodePolicyDenied, ""},
+		{"symlinked directory out", root, "outdir/secret.json", CodePolicyDenied, ""},
+		{"symlink to /etc/shadow", root, "shadow", CodePolicyDenied, ""},
+		{"hidden file", root, ".env", CodePolicyDenied, ""},
+		{"hidden directory", root, "sub/.hidden/e2e.config.json", CodePolicyDenied, ""},
+		{"symlink to a hidden file", root, "sneak.cfg", CodePolicyDenied, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ConfigPath(root, tt.cwd, tt.p)
+			if code(err) != tt.code {
+				t.Fatalf("ConfigPath(%q) = %q, %v; want code %q", tt.p, got, err, tt.code)
+			}
+			if tt.want != "" {
+				want, _ := filepath.EvalSymlinks(filepath.Dir(tt.want))
+				if want = filepath.Join(want, filepath.Base(tt.want)); got != want && got != tt.want {
+					t.Errorf("ConfigPath(%q) = %q, want %q", tt.p, got, want)
+				}
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.p) {
+				t.Errorf("message does not name the path: %v", err)
+			}
+		})
+	}
+	// The dangling symlink resolves nowhere: the loader reports it missing
+	// only if it is inside; here it points outside, and must not load.
+	if got, err := ConfigPath(root, root, "dangling"); err == nil && got != filepath.Join(root, "dangling") {
+		t.Errorf("dangling: %q", got)
+	}
+}

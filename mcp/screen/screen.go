@@ -48,6 +48,12 @@ type Options struct {
 	// Redact is applied to every string taken from the engine; nil leaves
 	// strings alone.
 	Redact Redact
+	// Cut is Redact for a string the engine may have cut at its length
+	// limit (name 256, text, value and selection 512 UTF-16 units, engine
+	// protocol §observe) or marked cut with a trailing `…` (an href): it
+	// also masks the start of a secret the string ends with (spec mcp.md
+	// §6.2). Nil uses Redact.
+	Cut Redact
 	// AppURL is the target's app URL: a link on its origin shows as its
 	// path only (spec §3.4); "" shows every link as the engine sent it.
 	AppURL string
@@ -58,6 +64,41 @@ func (o Options) redact() Redact {
 		return func(s string) string { return s }
 	}
 	return o.Redact
+}
+
+// Field length limits of a semantic node, in UTF-16 units (engine protocol
+// §observe: a value exactly at its limit may have been cut).
+const (
+	NameLimit = 256
+	TextLimit = 512
+)
+
+// field redacts an engine string with a length limit: as possibly cut when
+// it is at the limit (one unit less: a cut may drop half a surrogate pair)
+// or ends in `…`.
+func (o Options) field(s string, limit int) string {
+	cut := o.Cut
+	if cut == nil || !mayBeCut(s, limit) {
+		return o.redact()(s)
+	}
+	return cut(s)
+}
+
+func mayBeCut(s string, limit int) bool {
+	if strings.HasSuffix(s, "…") {
+		return true
+	}
+	if len(s) < limit-1 {
+		return false // fewer bytes than units: far from the limit
+	}
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n >= limit-1
 }
 
 // New renders snap as revision rev.
@@ -167,21 +208,21 @@ func NodeLine(n *wire.SemanticNode, o Options) (line, key string) {
 	if r := deref(n.Role); r != "" {
 		parts = append(parts, r)
 	}
-	name := redact(deref(n.Name))
+	name := o.field(deref(n.Name), NameLimit)
 	if name != "" {
 		parts = append(parts, quote(name))
 	}
-	if t := collapse(redact(deref(n.Text))); t != "" && t != name {
+	if t := collapse(o.field(deref(n.Text), TextLimit)); t != "" && t != name {
 		parts = append(parts, "text="+quote(t))
 	}
 	if tid := deref(n.TestID); tid != "" {
 		parts = append(parts, "testid="+quote(redact(tid)))
 	}
 	if h := n.Attributes["href"]; h != "" {
-		parts = append(parts, "href="+quote(redact(Href(h, o.AppURL))))
+		parts = append(parts, "href="+quote(o.field(Href(h, o.AppURL), NameLimit)))
 	}
 	if p := n.Attributes["placeholder"]; p != "" && name == "" {
-		parts = append(parts, "placeholder="+quote(redact(p)))
+		parts = append(parts, "placeholder="+quote(o.field(p, NameLimit)))
 	}
 	secure := n.State("secure") || n.InputPurpose == "password"
 	if secure {
@@ -189,10 +230,10 @@ func NodeLine(n *wire.SemanticNode, o Options) (line, key string) {
 			parts = append(parts, "value=<secure>")
 		}
 	} else if n.Value != nil {
-		parts = append(parts, "value="+quote(redact(*n.Value)))
+		parts = append(parts, "value="+quote(o.field(*n.Value, TextLimit)))
 	}
 	if n.Selection != nil && !secure {
-		parts = append(parts, "selection="+quote(redact(*n.Selection)))
+		parts = append(parts, "selection="+quote(o.field(*n.Selection, TextLimit)))
 	}
 	if n.InputPurpose != "" && n.InputPurpose != "none" {
 		parts = append(parts, "purpose="+n.InputPurpose)
@@ -319,25 +360,23 @@ func Update(prev, cur *Screen, expectChange bool) string {
 }
 
 // LocateLine renders a located node: `<role or "node"> ["<name>"] [text
-// "<text>"] [value "<value>"] [[state, state]]`.
-func LocateLine(n *wire.SemanticNode, redact Redact) string {
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
+// "<text>"] [value "<value>"] [[state, state]]`, its strings redacted as o
+// says.
+func LocateLine(n *wire.SemanticNode, o Options) string {
 	role := deref(n.Role)
 	if role == "" {
 		role = "node"
 	}
 	parts := []string{role}
-	name := redact(deref(n.Name))
+	name := o.field(deref(n.Name), NameLimit)
 	if name != "" {
 		parts = append(parts, quote(name))
 	}
-	if t := collapse(redact(deref(n.Text))); t != "" && t != name {
+	if t := collapse(o.field(deref(n.Text), TextLimit)); t != "" && t != name {
 		parts = append(parts, "text "+quote(t))
 	}
 	if n.Value != nil && !n.State("secure") {
-		parts = append(parts, "value "+quote(redact(*n.Value)))
+		parts = append(parts, "value "+quote(o.field(*n.Value, TextLimit)))
 	}
 	if st := stateNames(n); len(st) > 0 {
 		parts = append(parts, "["+strings.Join(st, ", ")+"]")
@@ -423,8 +462,9 @@ func (q Query) Expression() wire.LocatorExpression {
 // MaxLocated is how many located nodes are listed.
 const MaxLocated = 10
 
-// Located renders the locate result for q and its matches.
-func Located(q Query, nodes []wire.SemanticNode, redact Redact) string {
+// Located renders the locate result for q and its matches, their strings
+// redacted as o says.
+func Located(q Query, nodes []wire.SemanticNode, o Options) string {
 	var b strings.Builder
 	k := len(nodes)
 	if k == 1 {
@@ -445,7 +485,7 @@ func Located(q Query, nodes []wire.SemanticNode, redact Redact) string {
 			fmt.Fprintf(&b, "\n- and %d more", k-MaxLocated)
 			break
 		}
-		b.WriteString("\n- " + LocateLine(&nodes[i], redact))
+		b.WriteString("\n- " + LocateLine(&nodes[i], o))
 	}
 	return b.String()
 }

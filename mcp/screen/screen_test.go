@@ -183,12 +183,12 @@ func TestLocated(t *testing.T) {
 		{screen.Query{Label: "Email", Exact: true}, nodes, "12 nodes match label \"Email\".\n"},
 	}
 	for _, tc := range tests {
-		got := screen.Located(tc.q, tc.nodes, nil)
+		got := screen.Located(tc.q, tc.nodes, screen.Options{})
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("got:\n%s\nwant prefix:\n%s", got, tc.want)
 		}
 	}
-	got := screen.Located(screen.Query{Label: "Email", Exact: true}, nodes, nil)
+	got := screen.Located(screen.Query{Label: "Email", Exact: true}, nodes, screen.Options{})
 	if lines := strings.Split(got, "\n"); len(lines) != 2+10+1 || lines[len(lines)-1] != "- and 2 more" {
 		t.Errorf("more than 10:\n%s", got)
 	}
@@ -200,5 +200,41 @@ func TestLocated(t *testing.T) {
 		if got := q.Code(); got != want {
 			t.Errorf("Code() = %s, want %s", got, want)
 		}
+	}
+}
+
+// TestCutFields: a string at its field limit (or ending in "…") is
+// redacted as cut, a shorter one is not.
+func TestCutFields(t *testing.T) {
+	wrap := func(p string) screen.Redact {
+		return func(s string) string {
+			if s == "" {
+				return ""
+			}
+			return p + "(" + s + ")"
+		}
+	}
+	o := screen.Options{Redact: wrap("R"), Cut: wrap("C")}
+	pad := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name string
+		n    wire.SemanticNode
+		want string
+	}{
+		{"name at 256", node("n1", func(n *wire.SemanticNode) { n.Name = wire.Str(pad(256)) }), `#n1 "C(` + pad(256) + `)"`},
+		{"name at 255 (half a pair dropped)", node("n1", func(n *wire.SemanticNode) { n.Name = wire.Str(pad(255)) }), `#n1 "C(` + pad(255) + `)"`},
+		{"name below", node("n1", func(n *wire.SemanticNode) { n.Name = wire.Str(pad(254)) }), `#n1 "R(` + pad(254) + `)"`},
+		{"astral units count twice", node("n1", func(n *wire.SemanticNode) { n.Name = wire.Str(strings.Repeat("😀", 128)) }), `#n1 "C(` + strings.Repeat("😀", 128) + `)"`},
+		{"text at 512", node("n1", func(n *wire.SemanticNode) { n.Text = wire.Str(pad(512)) }), `#n1 text="C(` + pad(512) + `)"`},
+		{"value below", node("n1", func(n *wire.SemanticNode) { n.Value = wire.Str(pad(300)) }), `#n1 value="R(` + pad(300) + `)"`},
+		{"value at 512", node("n1", func(n *wire.SemanticNode) { n.Value = wire.Str(pad(512)) }), `#n1 value="C(` + pad(512) + `)"`},
+		{"href cut", node("n1", func(n *wire.SemanticNode) { n.Attributes = map[string]string{"href": "http://x.test/a…"} }), `#n1 href="C(http://x.test/a…)"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _ := screen.NodeLine(&tt.n, o); got != tt.want {
+				t.Errorf("NodeLine = %.80q…, want %.80q…", got, tt.want)
+			}
+		})
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/e2e-conform/toolkit/mcp/apps"
 	"github.com/e2e-conform/toolkit/mcp/config"
+	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 )
@@ -214,6 +215,14 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 		p := req.Config
 		if p == "" {
 			p = h.opts.ConfigPath
+		} else {
+			// The agent's path: only a file of the project (the
+			// operator's --config is trusted).
+			real, err := policy.ConfigPath(policy.ProjectRoot(h.opts.Cwd), h.opts.Cwd, p)
+			if err != nil {
+				return "", err
+			}
+			p = real
 		}
 		var err error
 		if cfgPath, err = config.Locate(h.opts.Cwd, p); err != nil {

@@ -336,8 +336,14 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 		return nil, err
 	}
 	s.rev++
-	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), screen.Options{Redact: s.h.red.String, AppURL: s.appURL})
+	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), s.screenOptions())
 	return scr, nil
+}
+
+// screenOptions redact what the engine observed with the host's redactor,
+// cut strings as cut (spec §6.2).
+func (s *Session) screenOptions() screen.Options {
+	return screen.Options{Redact: s.h.red.String, Cut: s.h.red.Cut, AppURL: s.appURL}
 }
 
 // teardown ends what the session started and returns the cleanup lines.

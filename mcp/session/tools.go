@@ -571,7 +571,7 @@ func (s *Session) point(ctx context.Context, tool string, a map[string]any) (*Re
 	act := &action{attempt: tool + " " + where, expect: true}
 	if hit != nil && s.manifest.HasAction(kind) {
 		id := hit.Ref.ID
-		summary := "#" + id + " " + screen.LocateLine(hit, s.h.red.String)
+		summary := "#" + id + " " + screen.LocateLine(hit, s.screenOptions())
 		la := wire.LocatorAction{Kind: kind}
 		switch tool {
 		case "tap_at":
@@ -673,7 +673,7 @@ func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error)
 			nodes = append(nodes, *p)
 		}
 	}
-	return textResult(screen.Located(q, nodes, s.h.red.String)), nil
+	return textResult(screen.Located(q, nodes, s.screenOptions())), nil
 }
 
 // startRecording answers start_recording (spec §3.8).
