@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -18,8 +19,11 @@ import (
 // browser is one Chromium process. Its process stays in the engine's
 // process group (a spawned engine's group kill reaches it) and gets SIGKILL
 // when the engine's thread dies (chromedp sets Pdeathsig on Linux);
-// cancelling the allocator kills it and removes its profile directory.
+// cancelling the allocator kills it. Everything it writes (profile,
+// TMPDIR, HOME, crash dumps) is in its own directory, in, inside the
+// engine's (Engine.dir); close removes it.
 type browser struct {
+	in      *chromium.Instance
 	actx    context.Context
 	acancel context.CancelFunc
 	bctx    context.Context // the browser's first tab; never has a deadline
@@ -50,9 +54,14 @@ func (e *Engine) startLaunch() *launching {
 	l := &launching{done: make(chan struct{}), kill: kill}
 	e.launch = l
 	opts := e.opts
+	dir, derr := e.chromiumDir()
 	go func() {
 		defer close(l.done)
-		l.br, l.err = launch(root, opts)
+		if derr != nil {
+			l.err = engineerr.Infrastructure("%v", derr)
+			return
+		}
+		l.br, l.err = launch(root, opts, dir)
 	}()
 	return l
 }
@@ -89,6 +98,19 @@ func (e *Engine) browser(ctx context.Context) (*browser, error) {
 	return l.br, nil
 }
 
+// chromiumDir returns the engine's directory for its Chromiums, creating
+// it (and sweeping those of dead engines) the first time. e.mu is held.
+func (e *Engine) chromiumDir() (*chromium.Dir, error) {
+	if e.dir == nil {
+		d, err := chromium.NewDir("")
+		if err != nil {
+			return nil, err
+		}
+		e.dir = d
+	}
+	return e.dir, nil
+}
+
 // checkExecutable resolves Chromium's path.
 func checkExecutable(o *Options) error {
 	if _, err := os.Stat(o.ExecutablePath); err != nil {
@@ -104,14 +126,18 @@ func checkExecutable(o *Options) error {
 // launch starts Chromium with the flags this machine needs (no background
 // networking: the network is closed) and waits until it answers. Cancelling
 // root kills it (or stops the start).
-func launch(root context.Context, o Options) (*browser, error) {
+func launch(root context.Context, o Options, dir *chromium.Dir) (*browser, error) {
 	if err := checkExecutable(&o); err != nil {
 		return nil, err
 	}
-	opts := chromium.AllocatorOptions(o.ExecutablePath,
+	in, err := dir.NewInstance()
+	if err != nil {
+		return nil, engineerr.Infrastructure("%v", err)
+	}
+	opts := chromium.AllocatorOptions(o.ExecutablePath, append(in.Options(),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions"),
 		chromedp.WindowSize(o.Width, o.Height),
-	)
+	)...)
 	if o.Headed {
 		opts = append(opts, chromedp.Flag("headless", false))
 	}
@@ -120,22 +146,28 @@ func launch(root context.Context, o Options) (*browser, error) {
 	if err := chromedp.Do(bctx); err != nil {
 		bcancel()
 		acancel()
+		in.Remove()
 		return nil, engineerr.Infrastructure("starting chromium (%s): %v", o.ExecutablePath, err)
 	}
 	v, err := chromedp.CallBrowser(bctx, cdpbrowser.GetVersion, cdp.Empty{})
 	if err != nil {
 		bcancel()
 		acancel()
+		in.Remove()
 		return nil, engineerr.Infrastructure("chromium did not answer Browser.getVersion: %v", err)
 	}
-	return &browser{actx: actx, acancel: acancel, bctx: bctx, bcancel: bcancel, version: v.Product}, nil
+	return &browser{in: in, actx: actx, acancel: acancel, bctx: bctx, bcancel: bcancel, version: v.Product}, nil
 }
 
-// close stops Chromium and waits until it is reaped and its profile
-// directory removed.
+// browserGrace is how long close lets Chromium close by itself (it then
+// removes what it keeps in its TMPDIR) before it kills it.
+const browserGrace = 2 * time.Second
+
+// close stops Chromium (gracefully first, unless it was killed), waits
+// until it is reaped and removes its directory.
 func (b *browser) close() {
-	b.bcancel()
-	b.acancel()
+	chromium.Stop(b.bctx, b.bcancel, b.acancel, browserGrace)
+	b.in.Remove()
 }
 
 // errBrowserGone is returned when Chromium went away under the engine.

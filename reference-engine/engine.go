@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/e2e-conform/toolkit/internal/chromium"
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/server"
 	"github.com/e2e-conform/toolkit/protocol/transport"
@@ -135,6 +136,7 @@ type Engine struct {
 	beforeClose func()
 
 	mu      sync.Mutex
+	dir     *chromium.Dir   // the directory of the engine's Chromiums; nil until the first start
 	launch  *launching      // Chromium, started or starting; nil before init and after dispose
 	attempt *server.Attempt // the open attempt
 	sess    *session
@@ -339,19 +341,40 @@ func waitCleanup(ctx context.Context, timeoutMs float64, done <-chan struct{}) b
 	return false
 }
 
+// closeGrace is how long Close lets a running Chromium close in order
+// before it kills it.
+const closeGrace = 1000 * time.Millisecond
+
 // Close stops everything the engine started and waits until it has
-// stopped (Chromium reaped), background closes included; the server calls
-// it when the connection ends (io.Closer). Nobody waits for an answer then,
-// so Chromium is killed at once (a start in progress stops) rather than
-// closed in order: the process must exit within 5000 ms of its stdin
-// closing (LIFE-008), however slow Chromium is to start or to close.
+// stopped (Chromium reaped), background closes included, then removes the
+// engine's Chromium directory; the server calls it when the connection
+// ends (io.Closer). Nobody waits for an answer then: a running Chromium
+// gets closeGrace to close in order (a graceful close leaves nothing in
+// its TMPDIR), then it is killed, and a start in progress stops at once;
+// the process must exit within 5000 ms of its stdin closing (LIFE-008),
+// however slow Chromium is to start or to close.
 func (e *Engine) Close() error {
 	l, done := e.close()
 	if l != nil {
-		l.kill()
+		select {
+		case <-l.done:
+			t := time.AfterFunc(closeGrace, l.kill)
+			defer t.Stop()
+		default:
+			l.kill()
+		}
 	}
 	<-done
 	e.closing.Wait()
+	e.mu.Lock()
+	d := e.dir
+	e.dir = nil
+	e.mu.Unlock()
+	if d != nil {
+		if err := d.Remove(); err != nil {
+			e.log.Warn("close", "error", err)
+		}
+	}
 	return nil
 }
 

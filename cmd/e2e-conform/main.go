@@ -22,6 +22,11 @@
 // backslashes honoured; no variable, glob or command expansion); after
 // "--" the command and its arguments are taken as given.
 //
+// On Linux e2e-conform is a child subreaper: a process an engine started
+// that left its process group (setsid) and lost its parent comes back to
+// it, and every process still below it at exit is killed and reaped. On
+// other systems such a process is adopted by init and can outlive the run.
+//
 // --repeat N runs the same selection N times, each run in a child process
 // of this binary (the suite runs once per process) with the same flags,
 // and reports every requirement whose verdict varied; see repeat.go.
@@ -43,9 +48,37 @@ import (
 	"github.com/e2e-conform/toolkit/conformance"
 	"github.com/e2e-conform/toolkit/conformance/catalog"
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
+	"github.com/e2e-conform/toolkit/internal/procs"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+// endWait bounds how long the last step waits for the leftover processes
+// it kills to exit.
+const endWait = 5 * time.Second
+
+// main makes this process a child subreaper (Linux): a descendant of a
+// spawned engine that called setsid and lost its parent comes back here
+// instead of to init, and whatever the engines left is killed and reaped
+// before exit. Elsewhere such an orphan escapes to init.
+//
+// Everything the run puts in the temporary directory (the suite's
+// e2e-conform-* directory of attempt artifacts) goes into a private
+// directory, TMPDIR for the run, removed once every process below this one
+// is gone: an engine, or a process it left behind, that goes on writing
+// into an attempt's artifacts directory after the suite removed it (a run
+// cut by its run timeout or a signal) cannot leave it behind.
+func main() {
+	_ = procs.BecomeSubreaper()
+	private, err := os.MkdirTemp("", "e2e-conform-run-")
+	if err == nil {
+		os.Setenv("TMPDIR", private)
+	}
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	procs.EndChildren(time.Now().Add(endWait))
+	if err == nil {
+		os.RemoveAll(private)
+	}
+	os.Exit(code)
+}
 
 type listFlag []string
 

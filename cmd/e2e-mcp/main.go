@@ -2,6 +2,11 @@
 // e2e project's app over MCP on stdio (see mcp/README.md).
 //
 //	e2e-mcp [--config <path>] [--target <name>] [--headed] [--max-sessions <n>]
+//
+// On Linux it is a child subreaper: a process a session started that left
+// its process group (setsid) and lost its parent comes back to it, and
+// every process still below it at exit is killed and reaped. On other
+// systems such a process is adopted by init and can outlive the host.
 package main
 
 import (
@@ -10,9 +15,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	webengine "github.com/e2e-conform/toolkit/reference-engine"
 
+	"github.com/e2e-conform/toolkit/internal/procs"
 	"github.com/e2e-conform/toolkit/mcp/cli"
 	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/protocol/transport"
@@ -49,10 +56,20 @@ func run() int {
 		os.Stdout = stderr
 		close(copied)
 	}
-	return cli.Main(cli.Env{
+	// A child subreaper (Linux): what an engine, an app command or a
+	// Chromium started and orphaned (setsid and a dead parent) comes back
+	// here, and is killed and reaped before exit.
+	_ = procs.BecomeSubreaper()
+	code := cli.Main(cli.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: proto, Stderr: stderr, Cwd: cwd, Redactor: red,
 		BuiltinWeb: func(headed bool) transport.Transport {
 			return webengine.Transport(webengine.Options{Headed: headed})
 		},
 	})
+	procs.EndChildren(time.Now().Add(endWait))
+	return code
 }
+
+// endWait bounds how long the last step waits for the leftover processes
+// it kills to exit.
+const endWait = 5 * time.Second

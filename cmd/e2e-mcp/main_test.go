@@ -174,7 +174,9 @@ func marked(marker, value string) map[int]string {
 // up too) and checks that no process started under it — Chromium, ffmpeg,
 // the app command — outlives it, once (a) the client closes normally and
 // once (b) the host gets SIGTERM. Every process the host starts inherits
-// a marker variable set on the host only; /proc is polled for it.
+// a marker variable set on the host only; /proc is polled for it. The
+// host's TMPDIR is a fresh directory: nothing the sessions (Chromium
+// included) put there is left once the host has exited.
 func TestNoSurvivors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds binaries and starts Chromium")
@@ -192,9 +194,14 @@ func TestNoSurvivors(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(proj, "e2e.config.json"), []byte(cfg), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			tmp, err := os.MkdirTemp("", "mcp") // short: Chromium's singleton socket goes below it
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(tmp)
 			cmd := exec.Command(host)
 			cmd.Dir = proj
-			cmd.Env = append(os.Environ(), marker+"="+value)
+			cmd.Env = append(os.Environ(), marker+"="+value, "TMPDIR="+tmp)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			ctx := context.Background()
@@ -253,6 +260,13 @@ func TestNoSurvivors(t *testing.T) {
 			}
 			if len(left) > 0 {
 				t.Errorf("processes survived the host: %v\n%s", left, stderr.String())
+			}
+			if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the host's TMPDIR holds %q after it exited (%v)", names, err)
 			}
 		})
 	}

@@ -1,12 +1,17 @@
 // Package chromium starts Debian's headless Chromium through chromedp with
 // the flags this project needs everywhere (the reference engine and every
 // test that drives a browser): no background networking (the network is
-// closed), no component updates, no sync, no first-run UI, software GPU.
+// closed), no component updates, no sync, no first-run UI, software GPU,
+// no crash reporting. Every Chromium gets a directory of its own (Dir,
+// Instance) for everything it writes, so that none of it is left in the
+// system's temporary directory or the user's home; Stop closes it
+// gracefully before it kills it.
 package chromium
 
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -34,19 +39,62 @@ func AllocatorOptions(path string, extra ...chromedp.ExecAllocatorOption) []chro
 	return append(opts, extra...)
 }
 
-// Start starts Chromium and waits until it answers. browser is the
-// browser's first context (derive tabs from it with chromedp.NewContext);
-// stop ends Chromium, waits for it and removes its profile directory.
+// StopGrace is how long Start's stop lets Chromium close by itself before
+// it kills it.
+const StopGrace = 2 * time.Second
+
+// Start starts Chromium in a directory of its own (a Dir in the temporary
+// directory, one Instance in it) and waits until it answers. browser is
+// the browser's first context (derive tabs from it with
+// chromedp.NewContext); stop ends Chromium (gracefully, within StopGrace,
+// then killed), waits for it and removes its directory.
 func Start(path string, extra ...chromedp.ExecAllocatorOption) (browser context.Context, stop func(), err error) {
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), AllocatorOptions(path, extra...)...)
+	dir, err := NewDir("")
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := dir.NewInstance()
+	if err != nil {
+		dir.Remove()
+		return nil, nil, err
+	}
+	opts := AllocatorOptions(path, append(in.Options(), extra...)...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	stop = func() {
-		bcancel()
-		acancel()
+		Stop(bctx, bcancel, acancel, StopGrace)
+		in.Remove()
+		dir.Remove()
 	}
 	if err := chromedp.Do(bctx); err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("starting chromium (%s): %w", path, err)
 	}
 	return bctx, stop, nil
+}
+
+// Stop ends the Chromium whose first context is bctx (bcancel its cancel,
+// acancel its allocator's): it asks the browser to close (Browser.close,
+// as chromedp.Cancel does), which lets Chromium remove what it keeps in
+// its TMPDIR, and when the browser has not exited within grace, it kills
+// it by cancelling. It returns once the process is reaped. A grace of 0
+// kills at once.
+func Stop(bctx context.Context, bcancel, acancel context.CancelFunc, grace time.Duration) {
+	if grace > 0 && bctx.Err() == nil {
+		done := make(chan error, 1)
+		go func() { done <- chromedp.Cancel(bctx) }()
+		t := time.NewTimer(grace)
+		select {
+		case <-done:
+		case <-t.C:
+			// Browser.close and the wait for the exit end with bctx; the
+			// allocator's cancel kills the process.
+			bcancel()
+			acancel()
+			<-done
+		}
+		t.Stop()
+	}
+	bcancel()
+	acancel() // kills what is left and waits until the process is reaped
 }

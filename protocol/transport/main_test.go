@@ -110,6 +110,23 @@ func runHelper(mode string, args []string) int {
 	case "sleep":
 		time.Sleep(time.Hour)
 		return 0
+	case "setsid-sleep": // leave the session and the process group, say so, sleep
+		if _, err := syscall.Setsid(); err != nil {
+			fmt.Println("setsid:", err)
+			return 2
+		}
+		fmt.Println("ready")
+		time.Sleep(time.Hour)
+		return 0
+	case "setsid-grandchild": // fork a grandchild that calls setsid itself; print its pid once it did
+		pid, err := startSetsidSleeper()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Printf("%d\n", pid)
+		io.Copy(io.Discard, os.Stdin)
+		return 0
 	case "env": // print the environment
 		for _, kv := range os.Environ() {
 			fmt.Println(kv)
@@ -131,4 +148,28 @@ func runHelper(mode string, args []string) int {
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 		return 100
 	}
+}
+
+// treeMark is passed down a helper's process tree, so that a test can find
+// every process of it in /proc.
+const treeMark = "E2E_TRANSPORT_TREE"
+
+// startSetsidSleeper starts the test binary as a setsid-sleep helper (with
+// this process's treeMark) and returns its pid once it left the session.
+func startSetsidSleeper() (int, error) {
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = []string{helperEnv + "=setsid-sleep", treeMark + "=" + os.Getenv(treeMark)}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		return 0, fmt.Errorf("grandchild: %q, %v", line, err)
+	}
+	return cmd.Process.Pid, nil
 }

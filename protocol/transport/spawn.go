@@ -116,13 +116,27 @@ type SpawnConn interface {
 // what the child writes until Close returns, then what was received and not
 // yet read, then ErrClosed. Whenever the child exits (by itself or during Close),
 // any process still alive in its process group is sent SIGKILL before the
-// child is reaped, so the child's own children never outlive it (a process
-// that left the group, say with setsid, escapes this). The child's exit
-// status, even a signal, is not an error of Close (which fails only when the
-// child could not be signalled or waited for): read it with
+// child is reaped, so the child's own children never outlive it. A process
+// that left the group (setsid, setpgid) is ended by Close too: Open makes
+// this process a child subreaper (Linux's PR_SET_CHILD_SUBREAPER), so that
+// an orphaned descendant of the child comes back to it instead of init,
+// and Close, once the child is reaped, sends SIGKILL to every process that
+// descended from the child when Close began (the pid and its start time
+// must match), to what is left of its process group and to everything
+// below them, and reaps those that came back to this process (waiting for
+// them until the timeout, at least 500 ms). What Close cannot attribute to
+// the child: a process orphaned before Close began that left the group
+// (a double fork with setsid), or descendants of a child that exited by
+// itself and had left its group. Such orphans are this process's children
+// (it is a subreaper): a program ends them at exit, as e2e-conform and
+// e2e-mcp do (they kill and reap every remaining descendant). The child's
+// exit status, even a signal, is not an error of Close (which fails only
+// when the child could not be signalled or waited for): read it with
 // [SpawnConn.Wait].
 //
-// Spawn is supported on Linux only; elsewhere Open fails.
+// Spawn is supported on Linux only; elsewhere Open fails. (The subreaper
+// is Linux-only too: on another system an orphan that left its process
+// group would go to init, out of reach.)
 func Spawn(opts SpawnOptions) Transport {
 	opts.Args = append([]string(nil), opts.Args...)
 	if opts.Env != nil {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/e2e-conform/toolkit/internal/procs"
 )
 
 // spawnConn is one child process; it implements SpawnConn.
@@ -51,6 +53,10 @@ type spawnConn struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// tree is the child's descendants when Close began (before the child
+	// could exit and orphan them): ended once the child is reaped.
+	tree []procs.Proc
 }
 
 var _ SpawnConn = (*spawnConn)(nil)
@@ -94,6 +100,10 @@ func startProcess(t *spawnTransport, path, dir string, env []string) (*spawnConn
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
 	}
+	// Orphaned descendants of the child (a grandchild that called setsid,
+	// whose parent then died) come back to this process, not to init, so
+	// that Close can still end them.
+	_ = procs.BecomeSubreaper()
 	started := make(chan error, 1)
 	c.wg.Add(1)
 	go c.wait(started)
@@ -249,6 +259,11 @@ func (c *spawnConn) Close(timeout time.Duration) error {
 func (c *spawnConn) close(timeout time.Duration) error {
 	start := time.Now()
 	c.closing.Store(true)
+	c.sigMu.Lock()
+	if !c.reaped {
+		c.tree = procs.Descendants(procs.List(), c.pid)
+	}
+	c.sigMu.Unlock()
 	c.stdinW.Close() // the child reads EOF
 
 	var errs []error
@@ -270,6 +285,11 @@ func (c *spawnConn) close(timeout time.Duration) error {
 	if c.waitErr != nil {
 		errs = append(errs, fmt.Errorf("wait: %w", c.waitErr))
 	}
+	deadline := start.Add(timeout)
+	if least := time.Now().Add(minReapWait); deadline.Before(least) {
+		deadline = least
+	}
+	c.endDescendants(deadline)
 
 	// The group is gone: stdout and stderr end, unless a process that left
 	// the group holds them.
@@ -292,6 +312,70 @@ drained:
 		return fmt.Errorf("close engine %q (pid %d): %w", c.t.label, c.pid, errors.Join(errs...))
 	}
 	return nil
+}
+
+// minReapWait is the least time Close gives the descendants it kills to
+// exit, however little of its timeout is left.
+const minReapWait = 500 * time.Millisecond
+
+// maxReapPasses bounds the passes of endDescendants: each pass kills what
+// the previous one orphaned.
+const maxReapPasses = 10
+
+// endDescendants kills and reaps, once the child is reaped, what is left of
+// it: the processes that descended from it when Close began (c.tree; by
+// pid and start time), those still in its process group, and everything
+// below them. The ones that came back to this process as a subreaper are
+// reaped (waited for until deadline); none of them is a child this process
+// started itself, so no os/exec Wait is robbed.
+func (c *spawnConn) endDescendants(deadline time.Time) {
+	self := os.Getpid()
+	for pass := 0; pass < maxReapPasses; pass++ {
+		table := procs.List()
+		byKey := make(map[procs.Key]procs.Proc, len(table))
+		reused := false // the child's pid names a new process: its group is not the child's
+		for _, p := range table {
+			byKey[p.Key()] = p
+			reused = reused || p.Pid == c.pid
+		}
+		seen := map[int]bool{self: true, c.pid: true}
+		var targets []procs.Proc
+		add := func(p procs.Proc) {
+			if !seen[p.Pid] {
+				seen[p.Pid] = true
+				targets = append(targets, p)
+			}
+		}
+		for _, t := range c.tree {
+			if p, ok := byKey[t.Key()]; ok {
+				add(p)
+			}
+		}
+		if !reused {
+			for _, p := range table {
+				if p.Pgid == c.pid {
+					add(p)
+				}
+			}
+		}
+		roots := make([]int, 0, len(targets))
+		for _, p := range targets {
+			roots = append(roots, p.Pid)
+		}
+		for _, p := range procs.Descendants(table, roots...) {
+			add(p)
+		}
+		live := targets[:0]
+		for _, p := range targets {
+			if !p.Zombie() || p.PPid == self { // a zombie of another parent is not ours to reap
+				live = append(live, p)
+			}
+		}
+		if len(live) == 0 || time.Now().After(deadline) {
+			return
+		}
+		procs.KillAndReap(live, deadline)
+	}
 }
 
 // waitExited waits up to d for the child to be reaped and reports whether

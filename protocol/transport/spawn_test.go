@@ -362,7 +362,8 @@ func TestSpawnKillsGrandchildren(t *testing.T) {
 
 // TestSpawnCloseEscapedGrandchild checks that Close returns, and its
 // goroutines end, though a process that left the group holds stdout and
-// stderr open.
+// stderr open, and that the process is killed: the spawn transport's owner
+// is a child subreaper and ends what descended from the child.
 func TestSpawnCloseEscapedGrandchild(t *testing.T) {
 	t.Parallel()
 	c := openHelper(t, "escape")
@@ -370,7 +371,6 @@ func TestSpawnCloseEscapedGrandchild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer waitGone(t, pid)
 	defer syscall.Kill(pid, syscall.SIGKILL)
 	if err := closeWithin(t, c, 5*time.Second); err != nil {
 		t.Fatal(err)
@@ -378,8 +378,60 @@ func TestSpawnCloseEscapedGrandchild(t *testing.T) {
 	if state, _ := c.Wait(); state.ExitCode() != 0 {
 		t.Errorf("state %v, want exit status 0", state)
 	}
-	if processGone(pid) {
-		t.Error("the escaped grandchild was killed; the test proves nothing")
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+		t.Errorf("the escaped grandchild (pid %d) is still there after Close (alive, or a zombie nobody reaped)", pid)
+	}
+}
+
+// treeProcs returns the processes (zombies too) whose environment holds
+// treeMark=mark.
+func treeProcs(mark string) []string {
+	want := []byte(treeMark + "=" + mark + "\x00")
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(append(env, 0), want) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		out = append(out, strings.TrimSpace(string(stat)))
+	}
+	return out
+}
+
+// TestSpawnCloseEndsSetsidGrandchild: the child forks a grandchild that
+// calls setsid itself (a new session and process group: the group kill
+// misses it) and sleeps. After Close, no process of that tree is left in
+// /proc, neither running nor as a zombie.
+func TestSpawnCloseEndsSetsidGrandchild(t *testing.T) {
+	t.Parallel()
+	mark := fmt.Sprintf("setsid-%d-%d", os.Getpid(), time.Now().UnixNano())
+	c, err := transport.Spawn(transport.SpawnOptions{
+		Command: selfExe(t),
+		Env:     map[string]string{helperEnv: "setsid-grandchild", treeMark: mark},
+	}).Open(context.Background(), transport.Context{Role: "run", Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := c.(transport.SpawnConn)
+	pid, err := strconv.Atoi(readLine(t, bufio.NewReader(sc)))
+	if err != nil {
+		sc.Close(time.Second)
+		t.Fatalf("%v; %s", err, sc.Diagnostics())
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if n := len(treeProcs(mark)); n != 2 {
+		t.Fatalf("%d processes in the tree before Close, want the child and its grandchild: %q", n, treeProcs(mark))
+	}
+	if err := closeWithin(t, sc, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if left := treeProcs(mark); len(left) != 0 {
+		t.Errorf("after Close, %d process(es) of the tree are left: %q", len(left), left)
 	}
 }
 

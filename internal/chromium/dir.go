@@ -1,0 +1,250 @@
+package chromium
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/e2e-conform/toolkit/internal/procs"
+)
+
+// DirPrefix starts the name of every engine-owned directory:
+// e2e-chromium-<pid>-<start>-<random>, where pid is the owning process and
+// start its start time (clock ticks since boot on Linux, 0 elsewhere), so
+// that a sweep can tell a dead owner from a reused pid.
+const DirPrefix = "e2e-chromium-"
+
+// maxSocketPath is the longest path of a Unix socket (sun_path less its
+// terminating NUL).
+const maxSocketPath = 107
+
+// leftoverWait bounds how long removing an instance waits for the
+// Chromium helpers it kills to exit.
+const leftoverWait = 2 * time.Second
+
+// Dir is one engine's directory for the Chromiums it starts, under the
+// temporary directory: each Chromium gets a directory of its own in it
+// (NewInstance), holding its profile, its TMPDIR, its HOME and XDG
+// directories and its crash dumps, so that nothing it writes lands
+// anywhere else. Remove it when the engine ends; when the engine is
+// killed before it can, the next NewDir in the same temporary directory
+// sweeps it (Sweep).
+type Dir struct {
+	path string
+	n    atomic.Int64
+}
+
+// NewDir sweeps the directories of dead owners from parent ("" is
+// os.TempDir()) and creates a new one owned by this process.
+func NewDir(parent string) (*Dir, error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	_, _ = Sweep(parent) // best effort: a leftover that cannot go must not stop a start
+	var b [3]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("chromium directory: %w", err)
+	}
+	var start uint64
+	if p, ok := procs.Self(); ok {
+		start = p.Start
+	}
+	name := fmt.Sprintf("%s%d-%d-%s", DirPrefix, os.Getpid(), start, hex.EncodeToString(b[:]))
+	path := filepath.Join(parent, name)
+	// Chromium's singleton socket lives in its TMPDIR, the instance
+	// directory: a Unix socket's path has at most 107 bytes.
+	if n := len(path) + len("/999/org.chromium.Chromium.XXXXXX/SingletonSocket"); n > maxSocketPath {
+		return nil, fmt.Errorf("chromium directory: the temporary directory %s is too long for Chromium's singleton socket (%d bytes, at most %d): set TMPDIR to a shorter path", parent, n, maxSocketPath)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		return nil, fmt.Errorf("chromium directory: %w", err)
+	}
+	return &Dir{path: path}, nil
+}
+
+// Path returns the directory.
+func (d *Dir) Path() string { return d.path }
+
+// Remove removes the directory and everything in it. Stop every Chromium
+// started in it first.
+func (d *Dir) Remove() error {
+	if err := os.RemoveAll(d.path); err != nil {
+		return fmt.Errorf("remove chromium directory: %w", err)
+	}
+	return nil
+}
+
+// Sweep removes from parent the engine-owned directories (DirPrefix) of
+// owners that are gone: only real directories (never a symbolic link, which
+// is not followed either), owned by this process's user, whose named owner
+// process no longer runs (or whose pid now names a process started at
+// another time). It returns the directories it removed.
+func Sweep(parent string) ([]string, error) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", parent, err)
+	}
+	var removed []string
+	var errs []error
+	for _, e := range ents {
+		pid, start, ok := parseDirName(e.Name())
+		if !ok || pid == os.Getpid() {
+			continue
+		}
+		path := filepath.Join(parent, e.Name())
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeType != fs.ModeDir || !ownedByMe(fi) {
+			continue
+		}
+		if ownerAlive(pid, start) {
+			continue
+		}
+		if err := os.RemoveAll(path); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, path)
+	}
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("sweep %s: %w", parent, errors.Join(errs...))
+	}
+	return removed, nil
+}
+
+// parseDirName reads the owner of an engine-owned directory's name.
+func parseDirName(name string) (pid int, start uint64, ok bool) {
+	rest, found := strings.CutPrefix(name, DirPrefix)
+	if !found {
+		return 0, 0, false
+	}
+	f := strings.Split(rest, "-")
+	if len(f) != 3 || f[2] == "" {
+		return 0, 0, false
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil || pid <= 0 {
+		return 0, 0, false
+	}
+	start, err = strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return pid, start, true
+}
+
+// Instance is one Chromium's own directory inside a Dir.
+type Instance struct {
+	root    string
+	profile string
+	env     []string
+	flags   map[string]string
+}
+
+// NewInstance creates the directory of one more Chromium, <n>/ in d: it
+// is the Chromium's TMPDIR and holds p/ (the user data directory), h/ (its
+// HOME, with the XDG directories below it), r/ (XDG_RUNTIME_DIR) and c/
+// (crash dumps, which are off). The names are short: Chromium's singleton
+// socket goes in its TMPDIR, and a socket path has at most 107 bytes.
+func (d *Dir) NewInstance() (*Instance, error) {
+	root := filepath.Join(d.path, strconv.FormatInt(d.n.Add(1), 10))
+	in := &Instance{root: root, profile: filepath.Join(root, "p")}
+	home := filepath.Join(root, "h")
+	vars := [][2]string{
+		{"TMPDIR", root},
+		{"HOME", home},
+		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
+		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
+		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
+		{"XDG_STATE_HOME", filepath.Join(home, ".local", "state")},
+		{"XDG_RUNTIME_DIR", filepath.Join(root, "r")},
+	}
+	crash := filepath.Join(root, "c")
+	mk := []string{in.profile, crash}
+	for _, kv := range vars {
+		mk = append(mk, kv[1])
+		in.env = append(in.env, kv[0]+"="+kv[1])
+	}
+	for _, p := range mk {
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			os.RemoveAll(root)
+			return nil, fmt.Errorf("chromium instance directory: %w", err)
+		}
+	}
+	// A headed Chromium finds the X authority through HOME: keep the
+	// user's.
+	if os.Getenv("XAUTHORITY") == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			in.env = append(in.env, "XAUTHORITY="+filepath.Join(h, ".Xauthority"))
+		}
+	}
+	in.flags = map[string]string{"user-data-dir": in.profile, "crash-dumps-dir": crash}
+	return in, nil
+}
+
+// Root returns the instance's directory.
+func (in *Instance) Root() string { return in.root }
+
+// Profile returns the instance's user data directory.
+func (in *Instance) Profile() string { return in.profile }
+
+// Options returns the allocator options that keep a Chromium inside the
+// instance's directory: its user data directory, its environment
+// (TMPDIR, HOME, XDG_*), crash reporting off and crash dumps inside.
+func (in *Instance) Options() []chromedp.ExecAllocatorOption {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.Env(in.env...),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-crash-reporter", true),
+	}
+	for k, v := range in.flags {
+		opts = append(opts, chromedp.Flag(k, v))
+	}
+	return opts
+}
+
+// Remove ends what is left of the instance's Chromium (helper processes
+// that outlived the main one and still name its profile: killed, and
+// reaped when they came back to this process as a subreaper) and removes
+// its directory. Call it once the Chromium's allocator is cancelled.
+func (in *Instance) Remove() error {
+	killLeftovers(in.profile, time.Now().Add(leftoverWait))
+	if err := os.RemoveAll(in.root); err != nil {
+		return fmt.Errorf("remove chromium instance directory: %w", err)
+	}
+	return nil
+}
+
+// killLeftovers kills the processes whose command line has
+// --user-data-dir=profile, until a pass finds none or deadline passes.
+func killLeftovers(profile string, deadline time.Time) {
+	want := "--user-data-dir=" + profile
+	self := os.Getpid()
+	for {
+		var left []procs.Proc
+		for _, p := range procs.List() {
+			if p.Pid == self || (p.Zombie() && p.PPid != self) {
+				continue
+			}
+			for _, a := range procs.Cmdline(p.Pid) {
+				if a == want {
+					left = append(left, p)
+					break
+				}
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return
+		}
+		procs.KillAndReap(left, deadline)
+	}
+}
