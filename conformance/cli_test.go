@@ -69,6 +69,25 @@ func conform(t *testing.T, args ...string) (int, conformance.Result, string) {
 	return code, res, string(out)
 }
 
+// healthyFull is one run of the full profile against the healthy
+// saboteur over spawn, shared by the tests that need it (the kill
+// matrix's baseline, the unsharded run the shards are compared with): it
+// runs once per test binary.
+func healthyFull(t *testing.T) (int, conformance.Result, string) {
+	t.Helper()
+	healthyOnce.Do(func() {
+		healthyCode, healthyRes, healthyOut = conform(t, "--spawn", filepath.Join(bins(t), "saboteur"), "--profile", "full")
+	})
+	return healthyCode, healthyRes, healthyOut
+}
+
+var (
+	healthyOnce sync.Once
+	healthyCode int
+	healthyRes  conformance.Result
+	healthyOut  string
+)
+
 func statuses(res conformance.Result) map[string]conformance.Status {
 	out := map[string]conformance.Status{}
 	for _, r := range res.Requirements {

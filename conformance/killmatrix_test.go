@@ -31,7 +31,7 @@ var (
 func TestKillMatrix(t *testing.T) {
 	dir := bins(t)
 	sab := filepath.Join(dir, "saboteur") // built by bins
-	code, healthy, out := conform(t, "--spawn", sab, "--profile", "full")
+	code, healthy, out := healthyFull(t)
 	if code != conformance.ExitConformant || healthy.Counts[conformance.Failed] != 0 {
 		t.Fatalf("the healthy saboteur is not conformant over spawn (exit %d):\n%s", code, out)
 	}

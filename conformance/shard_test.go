@@ -39,7 +39,7 @@ func TestShardsMergeAsOneRun(t *testing.T) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			if i == n {
-				wholeCode, whole, _ = conform(t, "--spawn", sab, "--profile", "full")
+				wholeCode, whole, _ = healthyFull(t)
 				return
 			}
 			var out string
