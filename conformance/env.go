@@ -440,7 +440,7 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 				if answered {
 					e.latency.record(method, took, f.Error() != nil)
 				}
-				if answered && f.Error() == nil && wire.IsEngineMethod(method) {
+				if answered && f.Error() == nil && (wire.IsEngineMethod(method) || method == wire.MethodInitialize || method == wire.MethodShutdown) {
 					e.checkResult(method, f.Result(), mc)
 				}
 				if f.Msg == nil && len(content) > 0 && content[0] == '[' {

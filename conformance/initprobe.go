@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // probeInit runs lifecycle/init once, with the suite's valid params, on a
-// client connection of its own, right after discovery. The spec lets it
+// raw connection of its own, right after discovery. The spec lets it
 // fail: "Errors: any; a failure is infrastructure and no attempt starts"
 // (§4.3), as an engine fails whose environment lacks what it drives (the
 // web engine without Chromium). Such an engine is not in breach of any
@@ -24,18 +25,41 @@ func (e *Env) probeInit(ctx context.Context) {
 	if !e.Manifest.Lists(wire.MethodInit) {
 		return
 	}
-	c, _, err := e.Open(ctx, wire.RoleWorker)
+	// A raw connection: every frame of the probe is checked like any
+	// other (framing, result shapes, shutdown's null), so that a fault the
+	// engine shows first here is reported, not swallowed.
+	r, err := e.Raw(ctx)
 	if err != nil {
 		return // the specs that open connections report it
 	}
-	defer func() { _ = c.Close(5 * time.Second) }()
-	err = c.Init(ctx, wire.InitParams{RunID: e.nextID("run"), TargetName: "conformance", ProjectRoot: e.Artifacts, Env: e.cfg.Env})
-	if eo := fxWireError(err); eo != nil {
+	defer func() { _ = r.Close(5 * time.Second) }()
+	if _, err := r.Initialize(ctx); err != nil {
+		return
+	}
+	env := e.cfg.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	p, err := json.Marshal(wire.InitParams{RunID: e.nextID("run"), TargetName: "conformance", ProjectRoot: e.Artifacts,
+		Env: env, Signal: wire.SignalRef{ID: wire.IntSignalID(1)}})
+	if err != nil {
+		return
+	}
+	f, err := r.Call(ctx, "1", wire.MethodInit, string(p))
+	if err != nil {
+		return
+	}
+	if eo := f.Error(); eo != nil {
 		e.initRefused = fmt.Errorf("the engine answered lifecycle/init with valid params with error %d %q at the start of the run (§4.3 allows it: \"Errors: any\"), so nothing that needs an initialized worker can be checked here", eo.Code, e.Redact(clip(eo.Message)))
 		return
 	}
-	if err == nil && e.Manifest.Lists(wire.MethodDispose) {
-		_ = c.Dispose(ctx, 5000, nil)
+	if e.Manifest.Lists(wire.MethodDispose) {
+		if _, err := r.Call(ctx, "2", wire.MethodDispose, `{"signal":{"id":2},"timeoutMs":5000}`); err != nil {
+			return
+		}
+	}
+	if _, err := r.Call(ctx, "3", wire.MethodShutdown, ""); err == nil {
+		_ = r.Notify(wire.MethodExit, "")
 	}
 }
 

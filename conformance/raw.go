@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -98,6 +99,8 @@ type Raw struct {
 	// lostAt describes it.
 	lost   bool
 	lostAt string
+	// closing is set once the suite closes the connection.
+	closing atomic.Bool
 }
 
 func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
@@ -281,7 +284,16 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 		return nil, &brokenStream{conn: r.conn, at: fmt.Sprintf("a Content-Length of %d bytes, above the message limit", length)}
 	}
 	f.Content = make([]byte, length)
-	if _, err := io.ReadFull(br, f.Content); err != nil {
+	if n, err := io.ReadFull(br, f.Content); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) && !r.closing.Load() {
+			// The server ended its side inside a content part: the frame
+			// it wrote is shorter than its Content-Length (§1.1). Not when
+			// the suite was closing the connection (an engine killed at
+			// the end of its close budget may be cut mid-write).
+			at := fmt.Sprintf("a content part of Content-Length %d that ended after %d bytes (%q), the server closing its side", length, n, clip(string(f.Content[:n])))
+			r.violation("WIRE-001", "%s", at)
+			return nil, &brokenStream{conn: r.conn, at: at}
+		}
 		return nil, fmt.Errorf("reading %d content bytes: %w", length, err)
 	}
 	if fault := contentFault(f.Content); fault != "" {
@@ -615,7 +627,10 @@ func (r *Raw) Ended() <-chan struct{} { return r.done }
 func (r *Raw) Conn() transport.Conn { return r.tc }
 
 // Close releases the connection within timeout.
-func (r *Raw) Close(timeout time.Duration) error { return r.tc.Close(timeout) }
+func (r *Raw) Close(timeout time.Duration) error {
+	r.closing.Store(true)
+	return r.tc.Close(timeout)
+}
 
 func clip(s string) string {
 	if len(s) > 120 {
