@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -148,6 +149,7 @@ func BenchmarkObservePipelined(b *testing.B) {
 		}()
 	}
 	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
 
 func serveNoopOrEcho(mode string) bool {
@@ -159,4 +161,138 @@ func serveNoopOrEcho(mode string) bool {
 		os.Exit(0)
 	}
 	return false
+}
+
+// framedClient is a client that only frames: it writes request frames and
+// reads response frames by their Content-Length, decoding no JSON. Driving
+// the Go server with it measures the server alone against the raw echo
+// floor (the Node vscode-jsonrpc client of issue 11, without Node).
+type framedClient struct {
+	w   io.Writer
+	br  *bufio.Reader
+	req []byte
+}
+
+func newFramedClient(b *testing.B, w io.Writer, r io.Reader) *framedClient {
+	fc := &framedClient{w: w, br: bufio.NewReaderSize(r, 64<<10)}
+	fc.call(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"bench"},"role":"worker"}}`)
+	if _, err := w.Write(frameOf(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)); err != nil {
+		b.Fatal(err)
+	}
+	return fc
+}
+
+// call writes one request frame and reads frames until one arrives (the
+// server sends nothing else to this client).
+func (fc *framedClient) call(b *testing.B, content string) {
+	if _, err := fc.w.Write(frameOf(content)); err != nil {
+		b.Fatal(err)
+	}
+	fc.readFrame(b)
+}
+
+// observe sends engine/observe with id and reads its answer.
+func (fc *framedClient) observe(b *testing.B, id int) {
+	const head = `{"jsonrpc":"2.0","id":`
+	const tail = `,"method":"engine/observe","params":{"operation":{"signal":{"id":1},"timeoutMs":30000,"runId":"r","attemptId":"a","origin":"test"}}}`
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], int64(id), 10)
+	fc.req = append(fc.req[:0], "Content-Length: "...)
+	fc.req = strconv.AppendInt(fc.req, int64(len(head)+len(n)+len(tail)), 10)
+	fc.req = append(fc.req, "\r\n\r\n"...)
+	fc.req = append(fc.req, head...)
+	fc.req = append(fc.req, n...)
+	fc.req = append(fc.req, tail...)
+	if _, err := fc.w.Write(fc.req); err != nil {
+		b.Fatal(err)
+	}
+	fc.readFrame(b)
+}
+
+func (fc *framedClient) readFrame(b *testing.B) {
+	length := -1
+	for {
+		line, err := fc.br.ReadSlice('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(line) <= 2 {
+			break
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
+			length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+		}
+	}
+	if _, err := fc.br.Discard(length); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchFramed(b *testing.B, w io.Writer, r io.Reader) {
+	fc := newFramedClient(b, w, r)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		fc.observe(b, i+1)
+	}
+}
+
+// BenchmarkFramedLoopback drives the Go server over loopback with a client
+// that only frames: the server's cost against BenchmarkRawLoopback.
+func BenchmarkFramedLoopback(b *testing.B) {
+	tc, err := server.LoopbackTransport(noop{}, server.Options{Schemas: schemas}).Open(context.Background(), transport.Context{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tc.Close(2e9)
+	benchFramed(b, tc, tc)
+}
+
+// BenchmarkFramedSpawn drives the Go server in a child process with a
+// client that only frames: the server's cost against BenchmarkRawSpawn.
+func BenchmarkFramedSpawn(b *testing.B) {
+	tc, err := spawnSelf(b, "noop").Open(context.Background(), transport.Context{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tc.Close(2e9)
+	benchFramed(b, tc, tc)
+}
+
+// BenchmarkRawLoopbackPipelined is the pipelined floor: the observe bytes
+// over the in-memory pipe with 16 frames in flight, answered by a
+// goroutine that only frames; ns/op is per frame.
+func BenchmarkRawLoopbackPipelined(b *testing.B) {
+	c, s := transport.Pipe()
+	go echoFrames(s, s, frameOf(observeResponse))
+	defer c.Close()
+	defer s.Close()
+	const depth = 16
+	req := frameOf(observeRequest)
+	respLen := len(frameOf(observeResponse))
+	tokens := make(chan struct{}, depth)
+	done := make(chan error, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	go func() {
+		buf := make([]byte, respLen)
+		for i := 0; i < b.N; i++ {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				done <- err
+				return
+			}
+			<-tokens
+		}
+		done <- nil
+	}()
+	for i := 0; i < b.N; i++ {
+		tokens <- struct{}{}
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
