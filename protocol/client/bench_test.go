@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/server"
@@ -34,6 +35,20 @@ var (
 	observeRequest  = `{"jsonrpc":"2.0","id":12,"method":"engine/observe","params":{"operation":{"signal":{"id":12},"timeoutMs":30000,"runId":"r","attemptId":"a","origin":"test"}}}`
 	observeResponse = `{"jsonrpc":"2.0","id":12,"result":{"root":{"ref":{"id":"root","revision":""}},"viewport":{"width":1280,"height":720}}}`
 )
+
+// cpuMeter reports the process's CPU time per op as cpu-ns/op; start it
+// after the setup, stop it after the loop.
+type cpuMeter struct{ start time.Duration }
+
+func startCPU(b *testing.B) *cpuMeter {
+	b.ResetTimer()
+	return &cpuMeter{start: processCPU()}
+}
+
+func (m *cpuMeter) stop(b *testing.B) {
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-m.start)/float64(b.N), "cpu-ns/op")
+}
 
 func frameOf(s string) []byte { return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(s), s)) }
 
@@ -64,7 +79,7 @@ func pingPong(b *testing.B, w io.Writer, r io.Reader) {
 	buf := make([]byte, respLen)
 	b.SetBytes(int64(len(req) + respLen))
 	b.ReportAllocs()
-	b.ResetTimer()
+	cm := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := w.Write(req); err != nil {
 			b.Fatal(err)
@@ -73,6 +88,7 @@ func pingPong(b *testing.B, w io.Writer, r io.Reader) {
 			b.Fatal(err)
 		}
 	}
+	cm.stop(b)
 }
 
 // BenchmarkRawLoopback is the loopback baseline: the same bytes over the
@@ -102,12 +118,13 @@ func benchObserve(b *testing.B, tr transport.Transport) {
 	ctx := context.Background()
 	op := client.Op{RunID: "r", AttemptID: "a"}
 	b.ReportAllocs()
-	b.ResetTimer()
+	cm := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := c.Observe(ctx, op, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cm.stop(b)
 }
 
 // BenchmarkObserveLoopback is a no-op engine/observe round trip over
@@ -129,13 +146,13 @@ func BenchmarkObservePipelined(b *testing.B) {
 	op := client.Op{RunID: "r", AttemptID: "a"}
 	const depth = 16
 	b.ReportAllocs()
-	b.ResetTimer()
 	var wg sync.WaitGroup
 	work := make(chan struct{}, b.N)
 	for i := 0; i < b.N; i++ {
 		work <- struct{}{}
 	}
 	close(work)
+	cm := startCPU(b)
 	for w := 0; w < depth; w++ {
 		wg.Add(1)
 		go func() {
@@ -149,6 +166,7 @@ func BenchmarkObservePipelined(b *testing.B) {
 		}()
 	}
 	wg.Wait()
+	cm.stop(b)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
 
@@ -231,10 +249,11 @@ func (fc *framedClient) readFrame(b *testing.B) {
 func benchFramed(b *testing.B, w io.Writer, r io.Reader) {
 	fc := newFramedClient(b, w, r)
 	b.ReportAllocs()
-	b.ResetTimer()
+	cm := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		fc.observe(b, i+1)
 	}
+	cm.stop(b)
 }
 
 // BenchmarkFramedLoopback drives the Go server over loopback with a client
@@ -273,7 +292,7 @@ func BenchmarkRawLoopbackPipelined(b *testing.B) {
 	tokens := make(chan struct{}, depth)
 	done := make(chan error, 1)
 	b.ReportAllocs()
-	b.ResetTimer()
+	cm := startCPU(b)
 	go func() {
 		buf := make([]byte, respLen)
 		for i := 0; i < b.N; i++ {
@@ -294,5 +313,6 @@ func BenchmarkRawLoopbackPipelined(b *testing.B) {
 	if err := <-done; err != nil {
 		b.Fatal(err)
 	}
+	cm.stop(b)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
