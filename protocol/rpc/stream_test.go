@@ -250,3 +250,56 @@ func FuzzReadFrames(f *testing.F) {
 		}
 	})
 }
+
+// endless yields the same byte forever and counts what was read.
+type endless struct {
+	b    byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// An endless header line is refused once 4096 bytes of it are buffered:
+// the reader never takes in more than its fixed read buffer.
+func TestEndlessHeaderIsBounded(t *testing.T) {
+	for _, b := range []byte{'a', '\r'} {
+		src := &endless{b: b}
+		s := NewStream(src, io.Discard, nil, StreamOptions{Mode: ClientMode})
+		_, err := s.ReadMessage()
+		var fe *FrameError
+		if !errors.As(err, &fe) || fe.Kind != FaultHeader || !strings.Contains(fe.Msg, "4096") {
+			t.Fatalf("%q: got %v, want a header fault naming 4096 bytes", b, err)
+		}
+		if src.read > 64<<10 {
+			t.Errorf("%q: read %d bytes of header, want at most the 64 KiB read buffer", b, src.read)
+		}
+	}
+}
+
+// The header part may be 4096 bytes, its final CRLFCRLF included, and not
+// one more.
+func TestHeaderLimitBoundary(t *testing.T) {
+	content := `{"jsonrpc":"2.0","method":"a"}`
+	head := fmt.Sprintf("Content-Length: %d\r\n", len(content))
+	pad := func(total int) string {
+		// X: <filler>\r\n makes the header part total bytes long.
+		n := total - len(head) - len("X: \r\n") - 2
+		return head + "X: " + strings.Repeat("x", n) + "\r\n\r\n" + content
+	}
+	for _, tc := range []struct {
+		total int
+		ok    bool
+	}{{4096, true}, {4097, false}} {
+		s := NewStream(strings.NewReader(pad(tc.total)), io.Discard, nil, StreamOptions{Mode: ClientMode})
+		_, err := s.ReadMessage()
+		if (err == nil) != tc.ok {
+			t.Errorf("header part of %d bytes: %v, want ok=%v", tc.total, err, tc.ok)
+		}
+	}
+}

@@ -39,7 +39,21 @@ type Options struct {
 	// DrainTimeout bounds how long ServeEngine waits, after the connection
 	// ended, for engine calls that ignore their cancelled context; 0 means 3 s.
 	DrainTimeout time.Duration
+	// MaxInFlight caps the requests a connection has read and not yet
+	// answered; 0 means DefaultMaxInFlight. At the cap the server stops
+	// reading until a response has been written (backpressure: a client
+	// that sends requests and never reads the responses holds at most this
+	// many, and its writes block once the transport's buffers are full).
+	MaxInFlight int
+
+	// atCap, set by tests, is told each time reading stops at the cap,
+	// with the number of requests in flight.
+	atCap func(inFlight int)
 }
+
+// DefaultMaxInFlight is the default cap on a connection's requests in
+// flight (Options.MaxInFlight).
+const DefaultMaxInFlight = 256
 
 // ServeEngine serves engine over one connection until exit arrives or the
 // streams close, then returns: nil after shutdown, ErrClosedWithoutShutdown
@@ -97,6 +111,7 @@ type conn struct {
 	queued      []queuedNote
 
 	inflight    sync.WaitGroup // engine calls running
+	slots       chan struct{}  // one token per request read and not yet answered
 	derivations derivations
 	reuse       []*liveSignal
 }
@@ -107,7 +122,11 @@ type queuedNote struct {
 }
 
 func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWriteCloser, opts Options) error {
-	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}}
+	capacity := opts.MaxInFlight
+	if capacity <= 0 {
+		capacity = DefaultMaxInFlight
+	}
+	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}, slots: make(chan struct{}, capacity)}
 	c.log = opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -225,8 +244,23 @@ func (c *conn) Handle(rc *rpc.Conn, req *rpc.Request) {
 	}
 	c.pending[id] = true
 	c.mu.Unlock()
+	c.acquire()
 	r := &request{c: c, rc: rc, req: req, id: id}
 	r.dispatch()
+}
+
+// acquire takes a slot for a request before it is dispatched; at the cap
+// it blocks the reading goroutine until a response has been written.
+func (c *conn) acquire() {
+	select {
+	case c.slots <- struct{}{}:
+		return
+	default:
+	}
+	if c.opts.atCap != nil {
+		c.opts.atCap(len(c.slots))
+	}
+	c.slots <- struct{}{}
 }
 
 func (c *conn) handleNotification(req *rpc.Request) {

@@ -45,6 +45,7 @@ func (r *request) respond(result any, eo *wire.ErrorObject) {
 	r.c.mu.Lock()
 	delete(r.c.pending, r.id)
 	r.c.mu.Unlock()
+	<-r.c.slots
 }
 
 // resultFault is the error answered when a result could not be written:
