@@ -86,8 +86,15 @@ MUTANTS_BUDGET ?= 0
 mutants:
 	$(GO) test -v -count=1 -timeout 240m -run TestMutants ./conformance/mutate -args -mutants=all -update-mutants -mutants-budget=$(MUTANTS_BUDGET)
 
+# bench: every protocol benchmark with -benchmem (raw output in
+# out/bench-raw.txt), then one table of the round trips of issue 11: each
+# figure, its floor measured in the same run, the ratio and the goal
+# (also in out/bench.txt).
+BENCHTIME ?= 1s
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./protocol/...
+	@mkdir -p out
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./protocol/... > out/bench-raw.txt
+	@awk -f scripts/benchtable.awk out/bench-raw.txt | tee out/bench.txt
 
 # conform: builds everything, installs Chromium and ffmpeg when missing, and
 # runs the conformance suite's full profile against the reference web engine,

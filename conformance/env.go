@@ -53,7 +53,10 @@ type Env struct {
 	// specClients are the client connections the running spec opened.
 	specClients []*client.Conn
 	sent        map[string]bool
-	stderr      []string
+	stderr      []string // the newest stderr lines, bounded (stderrLines, stderrBytes)
+	stderrOff   int      // stderr[:stderrOff] are dropped lines not yet released
+	stderrSize  int      // bytes in stderr[stderrOff:]
+	stderrLeaks []string // lines dropped from stderr that held a registered secret
 	secrets     []string // canaries and secret values never to appear
 	counter     int
 	srv         *http.Server
@@ -224,11 +227,46 @@ func (s stderrRecorder) Handle(_ context.Context, r slog.Record) error {
 		return true
 	})
 	s.e.mu.Lock()
-	if len(s.e.stderr) < 100000 {
-		s.e.stderr = append(s.e.stderr, line)
-	}
+	s.e.keepStderr(line)
 	s.e.mu.Unlock()
 	return nil
+}
+
+// Bounds of the stderr lines the suite keeps: a chatty server's 100k lines
+// cost 422 MB when every line was kept, and lines past 100k were no longer
+// scanned for secrets.
+const (
+	stderrLines     = 100000
+	stderrBytes     = 8 << 20
+	stderrLeakLines = 64
+)
+
+// keepStderr adds line to the stderr ring, dropping the oldest lines past
+// its bounds; a dropped line that holds a registered secret (raw or
+// encoded) is kept among stderrLeaks, so the leak checks still see it
+// (ERR-007). e.mu is held.
+func (e *Env) keepStderr(line string) {
+	e.stderr = append(e.stderr, line)
+	e.stderrSize += len(line)
+	for len(e.stderr)-e.stderrOff > 1 && (len(e.stderr)-e.stderrOff > stderrLines || e.stderrSize > stderrBytes) {
+		old := e.stderr[e.stderrOff]
+		e.stderr[e.stderrOff] = ""
+		e.stderrSize -= len(old)
+		e.stderrOff++
+		if len(e.stderrLeaks) >= stderrLeakLines {
+			continue
+		}
+		for _, v := range e.secrets {
+			if _, ok := findLeak(old, v); ok {
+				e.stderrLeaks = append(e.stderrLeaks, old)
+				break
+			}
+		}
+	}
+	if e.stderrOff > len(e.stderr)/2 { // release the dropped lines' slots, amortised
+		e.stderr = append([]string(nil), e.stderr[e.stderrOff:]...)
+		e.stderrOff = 0
+	}
 }
 func (s stderrRecorder) WithAttrs([]slog.Attr) slog.Handler { return s }
 func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
@@ -307,11 +345,13 @@ func (e *Env) Sent(what string) bool {
 	return e.sent[what]
 }
 
-// StderrLines returns the spawned servers' stderr lines so far.
+// StderrLines returns the spawned servers' stderr lines so far: the newest
+// (up to 100000 lines and 8 MiB), after the older ones that held a
+// registered secret.
 func (e *Env) StderrLines() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]string(nil), e.stderr...)
+	return append(append([]string(nil), e.stderrLeaks...), e.stderr[e.stderrOff:]...)
 }
 
 // nextID names attempts and runs uniquely within the run.

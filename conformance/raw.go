@@ -119,7 +119,7 @@ func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
 // server closes its side (so that it never blocks writing).
 func (r *Raw) read() {
 	defer close(r.done)
-	br := bufio.NewReader(r.tc)
+	br := bufio.NewReaderSize(r.tc, 64<<10)
 	for {
 		f, err := r.readFrame(br)
 		if f != nil {
@@ -218,8 +218,18 @@ func (r *Raw) headerFault(read []string, line, what string) error {
 func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 	f := &Frame{}
 	length := -1
+	headerBytes := 0
 	for {
-		line, err := br.ReadString('\n')
+		// §1.1: the header part is at most 4096 bytes. A longer one is
+		// refused once that much is read, so an endless header line costs
+		// the reader no more than its fixed buffer.
+		raw, err := br.ReadSlice('\n')
+		line := string(raw)
+		headerBytes += len(raw)
+		if headerBytes > wire.MaxHeaderBytes || errors.Is(err, bufio.ErrBufferFull) {
+			r.violation("WIRE-001", "a header part longer than %d bytes (%d bytes read without its end)", wire.MaxHeaderBytes, headerBytes)
+			return nil, r.headerFault(f.Header, line, fmt.Sprintf("a header part longer than %d bytes", wire.MaxHeaderBytes))
+		}
 		if err != nil {
 			if err == io.EOF && len(f.Header) == 0 && line == "" {
 				return nil, io.EOF

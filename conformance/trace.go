@@ -36,7 +36,29 @@ const (
 	// recentFrames is how many frames a connection keeps for the
 	// violations found on it.
 	recentFrames = 6
+	// keptFrames and keptFrameBytes bound the whole frames the suite keeps
+	// (actLastResult reads results from them): the last 12, and no more
+	// than 8 MiB of them but the newest (legal 60 MiB frames cost 1 GB
+	// when 12 were kept whole).
+	keptFrames     = 12
+	keptFrameBytes = 8 << 20
 )
+
+// keepFrames trims frames, oldest first, to keptFrames frames and
+// keptFrameBytes bytes; the newest frame is always kept.
+func keepFrames(frames []frameRecord) []frameRecord {
+	if len(frames) > keptFrames {
+		frames = frames[len(frames)-keptFrames:]
+	}
+	total := 0
+	for i := len(frames) - 1; i >= 0; i-- {
+		total += len(frames[i].content)
+		if total > keptFrameBytes && i < len(frames)-1 {
+			return append([]frameRecord(nil), frames[i+1:]...)
+		}
+	}
+	return frames
+}
 
 // connInfo identifies one connection of the run: its number (in opening
 // order, from 1) and role. It keeps its last frames, so that a run-wide
@@ -275,10 +297,7 @@ func (e *Env) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
 		}
 	}
 	e.mu.Lock()
-	e.frames = append(e.frames, frameRecord{dir, s})
-	if len(e.frames) > 12 {
-		e.frames = e.frames[len(e.frames)-12:]
-	}
+	e.frames = keepFrames(append(e.frames, frameRecord{dir, s}))
 	if e.specExchange != nil {
 		e.specExchange.add(line)
 	}

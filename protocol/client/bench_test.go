@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/server"
@@ -33,6 +35,20 @@ var (
 	observeRequest  = `{"jsonrpc":"2.0","id":12,"method":"engine/observe","params":{"operation":{"signal":{"id":12},"timeoutMs":30000,"runId":"r","attemptId":"a","origin":"test"}}}`
 	observeResponse = `{"jsonrpc":"2.0","id":12,"result":{"root":{"ref":{"id":"root","revision":""}},"viewport":{"width":1280,"height":720}}}`
 )
+
+// cpuMeter reports the process's CPU time per op as cpu-ns/op; start it
+// after the setup, stop it after the loop.
+type cpuMeter struct{ start time.Duration }
+
+func startCPU(b *testing.B) *cpuMeter {
+	b.ResetTimer()
+	return &cpuMeter{start: processCPU()}
+}
+
+func (m *cpuMeter) stop(b *testing.B) {
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-m.start)/float64(b.N), "cpu-ns/op")
+}
 
 func frameOf(s string) []byte { return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(s), s)) }
 
@@ -63,7 +79,7 @@ func pingPong(b *testing.B, w io.Writer, r io.Reader) {
 	buf := make([]byte, respLen)
 	b.SetBytes(int64(len(req) + respLen))
 	b.ReportAllocs()
-	b.ResetTimer()
+	cm := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := w.Write(req); err != nil {
 			b.Fatal(err)
@@ -72,6 +88,7 @@ func pingPong(b *testing.B, w io.Writer, r io.Reader) {
 			b.Fatal(err)
 		}
 	}
+	cm.stop(b)
 }
 
 // BenchmarkRawLoopback is the loopback baseline: the same bytes over the
@@ -101,12 +118,13 @@ func benchObserve(b *testing.B, tr transport.Transport) {
 	ctx := context.Background()
 	op := client.Op{RunID: "r", AttemptID: "a"}
 	b.ReportAllocs()
-	b.ResetTimer()
+	cm := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := c.Observe(ctx, op, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cm.stop(b)
 }
 
 // BenchmarkObserveLoopback is a no-op engine/observe round trip over
@@ -128,13 +146,13 @@ func BenchmarkObservePipelined(b *testing.B) {
 	op := client.Op{RunID: "r", AttemptID: "a"}
 	const depth = 16
 	b.ReportAllocs()
-	b.ResetTimer()
 	var wg sync.WaitGroup
 	work := make(chan struct{}, b.N)
 	for i := 0; i < b.N; i++ {
 		work <- struct{}{}
 	}
 	close(work)
+	cm := startCPU(b)
 	for w := 0; w < depth; w++ {
 		wg.Add(1)
 		go func() {
@@ -148,6 +166,8 @@ func BenchmarkObservePipelined(b *testing.B) {
 		}()
 	}
 	wg.Wait()
+	cm.stop(b)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
 
 func serveNoopOrEcho(mode string) bool {
@@ -159,4 +179,140 @@ func serveNoopOrEcho(mode string) bool {
 		os.Exit(0)
 	}
 	return false
+}
+
+// framedClient is a client that only frames: it writes request frames and
+// reads response frames by their Content-Length, decoding no JSON. Driving
+// the Go server with it measures the server alone against the raw echo
+// floor (the Node vscode-jsonrpc client of issue 11, without Node).
+type framedClient struct {
+	w   io.Writer
+	br  *bufio.Reader
+	req []byte
+}
+
+func newFramedClient(b *testing.B, w io.Writer, r io.Reader) *framedClient {
+	fc := &framedClient{w: w, br: bufio.NewReaderSize(r, 64<<10)}
+	fc.call(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"bench"},"role":"worker"}}`)
+	if _, err := w.Write(frameOf(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)); err != nil {
+		b.Fatal(err)
+	}
+	return fc
+}
+
+// call writes one request frame and reads frames until one arrives (the
+// server sends nothing else to this client).
+func (fc *framedClient) call(b *testing.B, content string) {
+	if _, err := fc.w.Write(frameOf(content)); err != nil {
+		b.Fatal(err)
+	}
+	fc.readFrame(b)
+}
+
+// observe sends engine/observe with id and reads its answer.
+func (fc *framedClient) observe(b *testing.B, id int) {
+	const head = `{"jsonrpc":"2.0","id":`
+	const tail = `,"method":"engine/observe","params":{"operation":{"signal":{"id":1},"timeoutMs":30000,"runId":"r","attemptId":"a","origin":"test"}}}`
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], int64(id), 10)
+	fc.req = append(fc.req[:0], "Content-Length: "...)
+	fc.req = strconv.AppendInt(fc.req, int64(len(head)+len(n)+len(tail)), 10)
+	fc.req = append(fc.req, "\r\n\r\n"...)
+	fc.req = append(fc.req, head...)
+	fc.req = append(fc.req, n...)
+	fc.req = append(fc.req, tail...)
+	if _, err := fc.w.Write(fc.req); err != nil {
+		b.Fatal(err)
+	}
+	fc.readFrame(b)
+}
+
+func (fc *framedClient) readFrame(b *testing.B) {
+	length := -1
+	for {
+		line, err := fc.br.ReadSlice('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(line) <= 2 {
+			break
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("Content-Length: ")); ok {
+			length, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+		}
+	}
+	if _, err := fc.br.Discard(length); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchFramed(b *testing.B, w io.Writer, r io.Reader) {
+	fc := newFramedClient(b, w, r)
+	b.ReportAllocs()
+	cm := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		fc.observe(b, i+1)
+	}
+	cm.stop(b)
+}
+
+// BenchmarkFramedLoopback drives the Go server over loopback with a client
+// that only frames: the server's cost against BenchmarkRawLoopback.
+func BenchmarkFramedLoopback(b *testing.B) {
+	tc, err := server.LoopbackTransport(noop{}, server.Options{Schemas: schemas}).Open(context.Background(), transport.Context{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tc.Close(2e9)
+	benchFramed(b, tc, tc)
+}
+
+// BenchmarkFramedSpawn drives the Go server in a child process with a
+// client that only frames: the server's cost against BenchmarkRawSpawn.
+func BenchmarkFramedSpawn(b *testing.B) {
+	tc, err := spawnSelf(b, "noop").Open(context.Background(), transport.Context{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tc.Close(2e9)
+	benchFramed(b, tc, tc)
+}
+
+// BenchmarkRawLoopbackPipelined is the pipelined floor: the observe bytes
+// over the in-memory pipe with 16 frames in flight, answered by a
+// goroutine that only frames; ns/op is per frame.
+func BenchmarkRawLoopbackPipelined(b *testing.B) {
+	c, s := transport.Pipe()
+	go echoFrames(s, s, frameOf(observeResponse))
+	defer c.Close()
+	defer s.Close()
+	const depth = 16
+	req := frameOf(observeRequest)
+	respLen := len(frameOf(observeResponse))
+	tokens := make(chan struct{}, depth)
+	done := make(chan error, 1)
+	b.ReportAllocs()
+	cm := startCPU(b)
+	go func() {
+		buf := make([]byte, respLen)
+		for i := 0; i < b.N; i++ {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				done <- err
+				return
+			}
+			<-tokens
+		}
+		done <- nil
+	}()
+	for i := 0; i < b.N; i++ {
+		tokens <- struct{}{}
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	cm.stop(b)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }

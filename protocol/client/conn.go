@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/schema"
@@ -76,13 +74,12 @@ type Conn struct {
 	cfg      ConnConfig
 	tc       transport.Conn
 	stream   *rpc.Stream
-	rpc      *jsonrpc2.Conn
+	rpc      *rpc.Conn
 	schemas  *schema.Set
 	log      *slog.Logger
 	manifest wire.Manifest
 	grace    time.Duration
 
-	nextID     atomic.Int64 // request ids 1, 2, 3, …
 	nextSignal atomic.Int64 // signal ids 1, 2, 3, …
 
 	mu          sync.Mutex
@@ -131,21 +128,16 @@ func Open(ctx context.Context, cfg ConnConfig) (*Conn, error) {
 	c.stream = rpc.NewStream(tc, tc, func() error { return nil }, rpc.StreamOptions{
 		Mode: rpc.ClientMode, MaxMessageBytes: cfg.MaxMessageBytes, Trace: cfg.Trace,
 	})
-	c.rpc = jsonrpc2.NewConn(context.Background(), c.stream, handler{c}, jsonrpc2.SetLogger(diagLogger{c}),
-		jsonrpc2.OnRecv(c.onResponse))
+	c.rpc = rpc.NewConn(c.stream, handler{c}, rpc.ConnOptions{OnResponse: c.onResponse,
+		OnUnknownResponse: func(id json.RawMessage) {
+			// Spec §1.4: ignored, and recorded in the diagnostics.
+			c.note(fmt.Sprintf("ignoring response %s with no corresponding request", clip(id)))
+		}})
 	if err := c.handshake(ctx); err != nil {
 		c.abandon()
 		return nil, err
 	}
 	return c, nil
-}
-
-// diagLogger records jsonrpc2's complaints (a response with an unknown id)
-// in the connection's diagnostics (spec §1.4).
-type diagLogger struct{ c *Conn }
-
-func (d diagLogger) Printf(format string, v ...any) {
-	d.c.note(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
 func (c *Conn) note(s string) {
@@ -191,7 +183,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 		}
 	}
 	c.manifest = served
-	if err := c.rpc.Notify(ctx, wire.MethodInitialized, struct{}{}); err != nil {
+	if err := c.rpc.Notify(wire.MethodInitialized, json.RawMessage("{}")); err != nil {
 		return c.lostError(wire.MethodInitialized, err)
 	}
 	return nil
@@ -201,8 +193,8 @@ func (c *Conn) handshake(ctx context.Context) error {
 // the waiting call sees it: the attempt closes for the client when the
 // endAttempt response arrives (spec §6.7), so notifications read after it
 // are dropped.
-func (c *Conn) onResponse(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
-	if resp == nil || req == nil || req.Method != wire.MethodEndAttempt {
+func (c *Conn) onResponse(method string, _ uint64, _ json.RawMessage, _ *rpc.Error) {
+	if method != wire.MethodEndAttempt {
 		return
 	}
 	c.mu.Lock()
@@ -259,7 +251,7 @@ func (c *Conn) abandon() {
 // disconnected reports whether the connection is gone.
 func (c *Conn) disconnected() bool {
 	select {
-	case <-c.rpc.DisconnectNotify():
+	case <-c.rpc.Done():
 		return true
 	default:
 		return false
@@ -331,7 +323,7 @@ func ref(sig *Signal, budgetMs int64) wire.SignalRef {
 func (c *Conn) abort(sig *Signal, budgetMs int64) {
 	sig.once.Do(func() {
 		p := wire.AbortParams{ID: sig.id, Reason: reason(sig.ctx, budgetMs)}
-		if err := c.rpc.Notify(context.Background(), wire.MethodAbort, p); err != nil {
+		if err := c.rpc.Notify(wire.MethodAbort, p); err != nil {
 			c.note(fmt.Sprintf("cannot send $/abort: %v", err))
 		}
 	})
@@ -344,14 +336,13 @@ func (c *Conn) abort(sig *Signal, budgetMs int64) {
 // it is decoded into result.
 func (c *Conn) request(ctx context.Context, method string, params any, result any, sig *Signal) error {
 	if c.disconnected() {
-		return c.lostError(method, jsonrpc2.ErrClosed)
+		return c.lostError(method, rpc.ErrClosed)
 	}
 	c.pending.Add(1)
 	defer c.pending.Done()
-	id := jsonrpc2.ID{Num: uint64(c.nextID.Add(1))}
-	w, err := c.rpc.DispatchCall(context.Background(), method, params, jsonrpc2.PickID(id))
+	call, err := c.rpc.Call(method, params, nil)
 	if err != nil {
-		if errors.Is(err, jsonrpc2.ErrClosed) || c.disconnected() {
+		if errors.Is(err, rpc.ErrClosed) || c.disconnected() {
 			return c.lostError(method, err)
 		}
 		return engineerr.Infrastructure("cannot send %s: %v", method, err)
@@ -362,18 +353,19 @@ func (c *Conn) request(ctx context.Context, method string, params any, result an
 	if sig != nil {
 		abortCtx = sig.ctx
 	}
-	var raw json.RawMessage
-	err = w.Wait(abortCtx, &raw)
+	raw, err := call.Wait(abortCtx)
 	if err != nil && abortCtx.Err() != nil && errors.Is(err, abortCtx.Err()) {
 		if sig == nil {
+			c.rpc.Forget(call)
 			return engineerr.Infrastructure("%s was cancelled: %v", method, context.Cause(ctx))
 		}
 		budget := budgetOf(params)
 		c.abort(sig, budget)
 		grace, cancel := context.WithTimeout(context.Background(), c.grace)
-		err = w.Wait(grace, &raw)
+		raw, err = call.Wait(grace)
 		cancel()
 		if err != nil && grace.Err() != nil && errors.Is(err, grace.Err()) {
+			c.rpc.Forget(call)
 			// D25: fail locally; the late response is discarded.
 			if r := reason(sig.ctx, budget); r != nil {
 				return engineerr.Decode(r)
@@ -406,13 +398,10 @@ func budgetOf(params any) int64 {
 
 // outcome classifies a response (spec §8.6).
 func (c *Conn) outcome(method string, err error, raw json.RawMessage, result any) error {
-	var je *jsonrpc2.Error
+	var je *rpc.Error
 	switch {
 	case errors.As(err, &je):
-		eo := &wire.ErrorObject{Code: je.Code, Message: je.Message}
-		if je.Data != nil {
-			eo.Data = *je.Data
-		}
+		eo := &wire.ErrorObject{Code: je.Code, Message: je.Message, Data: je.Data}
 		// Decode classifies what it cannot read (a -32000 with unusable
 		// data becomes infrastructure ENGINE_FAILURE): no schema run here.
 		if je.Code == wire.CodeMethodNotFound && c.manifest.Lists(method) {

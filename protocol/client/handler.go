@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -17,9 +16,9 @@ import (
 // call back into the server).
 type handler struct{ c *Conn }
 
-func (h handler) Handle(ctx context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (h handler) Handle(rc *rpc.Conn, req *rpc.Request) {
 	c := h.c
-	if req.Notif {
+	if req.Notif() {
 		c.notification(req)
 		return
 	}
@@ -28,10 +27,7 @@ func (h handler) Handle(ctx context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Re
 		reply(rc, req.ID, nil, &wire.ErrorObject{Code: wire.CodeMethodNotFound, Message: "method not found: " + req.Method})
 		return
 	}
-	var raw json.RawMessage
-	if req.Params != nil {
-		raw = *req.Params
-	}
+	raw := req.Params
 	if err := c.schemas.ValidateServerMessage(req.Method, raw); err != nil {
 		reply(rc, req.ID, nil, &wire.ErrorObject{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v", err)})
 		return
@@ -58,17 +54,12 @@ func (h handler) Handle(ctx context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Re
 	}()
 }
 
-func reply(rc *jsonrpc2.Conn, id jsonrpc2.ID, result any, eo *wire.ErrorObject) {
+func reply(rc *rpc.Conn, id json.RawMessage, result any, eo *wire.ErrorObject) {
 	if eo != nil {
-		je := &jsonrpc2.Error{Code: eo.Code, Message: eo.Message}
-		if eo.Data != nil {
-			d := json.RawMessage(eo.Data)
-			je.Data = &d
-		}
-		_ = rc.ReplyWithError(context.Background(), id, je)
+		_ = rc.ReplyError(id, eo.Code, eo.Message, eo.Data)
 		return
 	}
-	_ = rc.Reply(context.Background(), id, result)
+	_ = rc.Reply(id, result)
 }
 
 // resolveSecret answers attempt/resolveSecret (spec §6.6, CLI-010): an
@@ -113,12 +104,9 @@ func redactErr(err error, secret string) string {
 
 // notification handles one server notification (spec §6.1–§6.5, §6.7).
 // Malformed params are dropped and noted; they never fail the connection.
-func (c *Conn) notification(req *jsonrpc2.Request) {
+func (c *Conn) notification(req *rpc.Request) {
 	h := c.cfg.Handlers
-	var raw json.RawMessage
-	if req.Params != nil {
-		raw = *req.Params
-	}
+	raw := req.Params
 	switch req.Method {
 	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment, wire.MethodScreen:
 	default:

@@ -253,7 +253,7 @@ func (c *Conn) Dispose(ctx context.Context, timeoutMs int64, reuse *Signal) erro
 			select {
 			case <-reuse.ctx.Done():
 				c.abort(reuse, 0)
-			case <-c.rpc.DisconnectNotify():
+			case <-c.rpc.Done():
 			}
 		}()
 	}
@@ -298,7 +298,7 @@ func (c *Conn) Close(budget time.Duration) error {
 	var first error
 	if err := c.request(ctx, wire.MethodShutdown, nil, nil, nil); err != nil {
 		first = err
-	} else if err := c.rpc.Notify(ctx, wire.MethodExit, nil); err != nil {
+	} else if err := c.rpc.Notify(wire.MethodExit, nil); err != nil {
 		first = c.lostError(wire.MethodExit, err)
 	}
 	c.rpc.Close()
@@ -313,4 +313,4 @@ func (c *Conn) Close(budget time.Duration) error {
 }
 
 // Done is closed when the connection has ended.
-func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+func (c *Conn) Done() <-chan struct{} { return c.rpc.Done() }

@@ -59,8 +59,6 @@ func readFrames(t *testing.T, b []byte) []msg {
 	}
 }
 
-type anyMsg map[string]json.RawMessage
-
 func TestServerModeFaults(t *testing.T) {
 	good := frame(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	cases := []struct {
@@ -103,12 +101,12 @@ func TestServerModeFaults(t *testing.T) {
 			reads := 0
 			var err error
 			for {
-				var m anyMsg
-				if err = s.ReadObject(&m); err != nil {
+				var m *Message
+				if m, err = s.ReadMessage(); err != nil {
 					break
 				}
-				if string(m["jsonrpc"]) != `"2.0"` {
-					t.Errorf("delivered message lacks its content: %v", m)
+				if !bytes.Contains(m.Content, []byte(`"2.0"`)) || m.Method != "ping" || string(m.ID) != "9" {
+					t.Errorf("delivered message lacks its content: %+v", m)
 				}
 				reads++
 			}
@@ -143,8 +141,7 @@ func TestClientModeFaultsAreFatal(t *testing.T) {
 	for _, in := range []string{frame(`{"jsonrpc":`), frame(`[1]`), frame(`{"jsonrpc":"2.0","id":1}`), "Content-Length: x\r\n\r\n"} {
 		var out bytes.Buffer
 		s := NewStream(strings.NewReader(in), &out, nil, StreamOptions{Mode: ClientMode})
-		var m anyMsg
-		err := s.ReadObject(&m)
+		_, err := s.ReadMessage()
 		var fe *FrameError
 		if !errors.As(err, &fe) {
 			t.Errorf("%q: got %v, want a FrameError", in, err)
@@ -167,8 +164,7 @@ func TestSplitReads(t *testing.T) {
 	in := frame(`{"jsonrpc":"2.0","id":1,"method":"a","params":{"x":"é"}}`) + frame(`{"jsonrpc":"2.0","method":"b"}`)
 	s := NewStream(oneByteReader{strings.NewReader(in)}, io.Discard, nil, StreamOptions{})
 	for i := 0; i < 2; i++ {
-		var m anyMsg
-		if err := s.ReadObject(&m); err != nil {
+		if _, err := s.ReadMessage(); err != nil {
 			t.Fatalf("message %d: %v", i, err)
 		}
 	}
@@ -183,8 +179,7 @@ func TestOversizedIsRefusedWithoutReading(t *testing.T) {
 		fmt.Fprintf(w, "Content-Length: %d\r\n\r\n", 64<<20+1)
 	}()
 	s := NewStream(r, io.Discard, nil, StreamOptions{Mode: ClientMode})
-	var m anyMsg
-	err := s.ReadObject(&m)
+	_, err := s.ReadMessage()
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("got %v, want ErrTooLarge", err)
 	}
@@ -194,7 +189,7 @@ func TestOversizedIsRefusedWithoutReading(t *testing.T) {
 func TestWriteRefusesOversized(t *testing.T) {
 	var out bytes.Buffer
 	s := NewStream(strings.NewReader(""), &out, nil, StreamOptions{MaxMessageBytes: 10})
-	err := s.WriteObject(map[string]string{"a": "0123456789"})
+	err := s.WriteResult(json.RawMessage("1"), map[string]string{"a": "0123456789"})
 	if !errors.Is(err, ErrTooLarge) || out.Len() != 0 {
 		t.Fatalf("got %v and %d bytes written", err, out.Len())
 	}
@@ -204,18 +199,14 @@ func TestNegativeIDRoundTrip(t *testing.T) {
 	in := frame(`{"jsonrpc":"2.0","id":-7,"method":"a"}`)
 	var out bytes.Buffer
 	s := NewStream(strings.NewReader(in), &out, nil, StreamOptions{})
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := s.ReadObject(&m); err != nil {
+	m, err := s.ReadMessage()
+	if err != nil {
 		t.Fatal(err)
 	}
-	var id string
-	if err := json.Unmarshal(m.ID, &id); err != nil || !strings.HasPrefix(id, syntheticPrefix) {
-		t.Fatalf("negative id not mapped: %s", m.ID)
+	if string(m.ID) != "-7" {
+		t.Fatalf("id %s, want -7 as written", m.ID)
 	}
-	resp := map[string]any{"jsonrpc": "2.0", "id": id, "result": nil}
-	if err := s.WriteObject(resp); err != nil {
+	if err := s.WriteResult(m.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := readFrames(t, out.Bytes())
@@ -237,12 +228,16 @@ func FuzzReadFrames(f *testing.F) {
 			var out bytes.Buffer
 			s := NewStream(bytes.NewReader(data), &out, nil, StreamOptions{Mode: mode, MaxMessageBytes: 1 << 16})
 			for i := 0; i < 100; i++ {
-				var m anyMsg
-				if err := s.ReadObject(&m); err != nil {
+				m, err := s.ReadMessage()
+				if err != nil {
 					break
 				}
-				if _, ok := m["jsonrpc"]; !ok {
-					t.Fatalf("delivered a message without jsonrpc: %v", m)
+				var env map[string]json.RawMessage
+				if json.Unmarshal(m.Content, &env) != nil || string(env["jsonrpc"]) != `"2.0"` {
+					t.Fatalf("delivered a message that is not JSON-RPC 2.0: %s", m.Content)
+				}
+				if (m.Method == "") != (env["method"] == nil) || string(env["id"]) != string(m.ID) {
+					t.Fatalf("members misread: %+v from %s", m, m.Content)
 				}
 			}
 			if mode == ClientMode && out.Len() > 0 {
@@ -254,4 +249,57 @@ func FuzzReadFrames(f *testing.F) {
 			}
 		}
 	})
+}
+
+// endless yields the same byte forever and counts what was read.
+type endless struct {
+	b    byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// An endless header line is refused once 4096 bytes of it are buffered:
+// the reader never takes in more than its fixed read buffer.
+func TestEndlessHeaderIsBounded(t *testing.T) {
+	for _, b := range []byte{'a', '\r'} {
+		src := &endless{b: b}
+		s := NewStream(src, io.Discard, nil, StreamOptions{Mode: ClientMode})
+		_, err := s.ReadMessage()
+		var fe *FrameError
+		if !errors.As(err, &fe) || fe.Kind != FaultHeader || !strings.Contains(fe.Msg, "4096") {
+			t.Fatalf("%q: got %v, want a header fault naming 4096 bytes", b, err)
+		}
+		if src.read > 64<<10 {
+			t.Errorf("%q: read %d bytes of header, want at most the 64 KiB read buffer", b, src.read)
+		}
+	}
+}
+
+// The header part may be 4096 bytes, its final CRLFCRLF included, and not
+// one more.
+func TestHeaderLimitBoundary(t *testing.T) {
+	content := `{"jsonrpc":"2.0","method":"a"}`
+	head := fmt.Sprintf("Content-Length: %d\r\n", len(content))
+	pad := func(total int) string {
+		// X: <filler>\r\n makes the header part total bytes long.
+		n := total - len(head) - len("X: \r\n") - 2
+		return head + "X: " + strings.Repeat("x", n) + "\r\n\r\n" + content
+	}
+	for _, tc := range []struct {
+		total int
+		ok    bool
+	}{{4096, true}, {4097, false}} {
+		s := NewStream(strings.NewReader(pad(tc.total)), io.Discard, nil, StreamOptions{Mode: ClientMode})
+		_, err := s.ReadMessage()
+		if (err == nil) != tc.ok {
+			t.Errorf("header part of %d bytes: %v, want ok=%v", tc.total, err, tc.ok)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,12 +10,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
@@ -42,7 +39,21 @@ type Options struct {
 	// DrainTimeout bounds how long ServeEngine waits, after the connection
 	// ended, for engine calls that ignore their cancelled context; 0 means 3 s.
 	DrainTimeout time.Duration
+	// MaxInFlight caps the requests a connection has read and not yet
+	// answered; 0 means DefaultMaxInFlight. At the cap the server stops
+	// reading until a response has been written (backpressure: a client
+	// that sends requests and never reads the responses holds at most this
+	// many, and its writes block once the transport's buffers are full).
+	MaxInFlight int
+
+	// atCap, set by tests, is told each time reading stops at the cap,
+	// with the number of requests in flight.
+	atCap func(inFlight int)
 }
+
+// DefaultMaxInFlight is the default cap on a connection's requests in
+// flight (Options.MaxInFlight).
+const DefaultMaxInFlight = 256
 
 // ServeEngine serves engine over one connection until exit arrives or the
 // streams close, then returns: nil after shutdown, ErrClosedWithoutShutdown
@@ -78,7 +89,7 @@ type conn struct {
 	schemas *schema.Set
 	factory Factory
 	stream  *rpc.Stream
-	rpc     *jsonrpc2.Conn
+	rpc     *rpc.Conn
 	ctx     context.Context // cancelled (cause ErrAborted) on close without shutdown
 	cancel  context.CancelCauseFunc
 	signals *signalTable
@@ -100,7 +111,7 @@ type conn struct {
 	queued      []queuedNote
 
 	inflight    sync.WaitGroup // engine calls running
-	nextID      atomic.Uint64
+	slots       chan struct{}  // one token per request read and not yet answered
 	derivations derivations
 	reuse       []*liveSignal
 }
@@ -111,7 +122,11 @@ type queuedNote struct {
 }
 
 func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWriteCloser, opts Options) error {
-	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}}
+	capacity := opts.MaxInFlight
+	if capacity <= 0 {
+		capacity = DefaultMaxInFlight
+	}
+	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}, slots: make(chan struct{}, capacity)}
 	c.log = opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -136,30 +151,25 @@ func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWrite
 	c.ctx, c.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	c.signals = newSignalTable(c.ctx)
 	c.stream = rpc.NewStream(rwc, rwc, rwc.Close, rpc.StreamOptions{
-		Mode: rpc.ServerMode, MaxMessageBytes: opts.MaxMessageBytes, Trace: c.traceRead(opts.Trace),
+		Mode: rpc.ServerMode, MaxMessageBytes: opts.MaxMessageBytes, Trace: opts.Trace,
 		OnFault: func(fe *rpc.FrameError) { c.log.Warn("malformed input", "kind", fe.Kind, "error", fe.Error()) },
 	})
 	c.mu.Lock() // Handle waits until c.rpc is set
-	c.rpc = jsonrpc2.NewConn(c.ctx, c.stream, c, jsonrpc2.SetLogger(slogPrintf{c.log}), jsonrpc2.OnRecv(c.received))
+	c.rpc = rpc.NewConn(c.stream, c, rpc.ConnOptions{OnResponse: c.received,
+		OnUnknownResponse: func(id json.RawMessage) { c.log.Debug("ignoring a response to no pending request", "id", clip(id)) }})
 	c.mu.Unlock()
 	return c.run(ctx)
 }
 
-// received runs on the reading goroutine for every message, before the
-// next is read. A response to an attempt/resolveSecret forgets its
-// derivation there (spec §6.6: "A derivation is forgotten once its
-// attempt/resolveSecret is answered"), so that an attempt/deriveSecret read
-// after the answer gets -32602 whenever the waiting engine call gets to
-// run.
-func (c *conn) received(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
-	if resp == nil || req == nil || req.Method != wire.MethodResolveSecret || req.Params == nil {
-		return
-	}
-	var p struct {
-		Derivation json.RawMessage `json:"derivation"`
-	}
-	if json.Unmarshal(*req.Params, &p) == nil && p.Derivation != nil {
-		c.derivations.removeRaw(p.Derivation)
+// received runs on the reading goroutine for every response to the
+// server's own requests, before the next message is read. A response to an
+// attempt/resolveSecret forgets its derivation there (spec §6.6: "A
+// derivation is forgotten once its attempt/resolveSecret is answered"), so
+// that an attempt/deriveSecret read after the answer gets -32602 whenever
+// the waiting engine call gets to run.
+func (c *conn) received(method string, id uint64, _ json.RawMessage, _ *rpc.Error) {
+	if method == wire.MethodResolveSecret {
+		c.derivations.answered(int64(id))
 	}
 }
 
@@ -177,17 +187,10 @@ func (c *conn) closeEngine() {
 	}
 }
 
-// slogPrintf adapts jsonrpc2's logger to slog.
-type slogPrintf struct{ l *slog.Logger }
-
-func (s slogPrintf) Printf(format string, v ...any) {
-	s.l.Debug(strings.TrimSpace(fmt.Sprintf(format, v...)))
-}
-
 // run waits for the connection to end, then cleans up.
 func (c *conn) run(ctx context.Context) error {
 	select {
-	case <-c.rpc.DisconnectNotify():
+	case <-c.rpc.Done():
 	case <-ctx.Done():
 		c.rpc.Close()
 	}
@@ -196,7 +199,7 @@ func (c *conn) run(ctx context.Context) error {
 	c.mu.Unlock()
 	if !clean {
 		// §2.6: abort every signal without a reason; responses that can no
-		// longer be written are discarded by jsonrpc2.
+		// longer be written are discarded.
 		c.cancel(engineerr.ErrAborted)
 	}
 	done := make(chan struct{})
@@ -223,29 +226,44 @@ func (c *conn) run(ctx context.Context) error {
 	return ErrClosedWithoutShutdown
 }
 
-// Handle is called by jsonrpc2 for every request and notification, in
-// arrival order, on the reading goroutine. It does the protocol checks and
-// registers signals synchronously (spec §1.5) and hands engine work to a
-// goroutine.
-func (c *conn) Handle(ctx context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif {
+// Handle is called by the connection for every request and notification,
+// in arrival order, on the reading goroutine. It does the protocol checks
+// and registers signals synchronously (spec §1.5) and hands engine work to
+// a goroutine.
+func (c *conn) Handle(rc *rpc.Conn, req *rpc.Request) {
+	if req.Notif() {
 		c.handleNotification(req)
 		return
 	}
-	id := req.ID.String()
+	id := idKey(req.ID)
 	c.mu.Lock()
 	if c.pending[id] {
 		c.mu.Unlock()
-		c.replyError(rc, req.ID, wire.CodeInvalidRequest, fmt.Sprintf("request id %s is already pending on this connection", id))
+		c.replyError(rc, req.ID, wire.CodeInvalidRequest, fmt.Sprintf("request id %s is already pending on this connection", clip(req.ID)))
 		return
 	}
 	c.pending[id] = true
 	c.mu.Unlock()
+	c.acquire()
 	r := &request{c: c, rc: rc, req: req, id: id}
 	r.dispatch()
 }
 
-func (c *conn) handleNotification(req *jsonrpc2.Request) {
+// acquire takes a slot for a request before it is dispatched; at the cap
+// it blocks the reading goroutine until a response has been written.
+func (c *conn) acquire() {
+	select {
+	case c.slots <- struct{}{}:
+		return
+	default:
+	}
+	if c.opts.atCap != nil {
+		c.opts.atCap(len(c.slots))
+	}
+	c.slots <- struct{}{}
+}
+
+func (c *conn) handleNotification(req *rpc.Request) {
 	c.mu.Lock()
 	state := c.state
 	c.mu.Unlock()
@@ -274,11 +292,11 @@ func (c *conn) handleNotification(req *jsonrpc2.Request) {
 			return
 		}
 		var p wire.AbortParams
-		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		if req.Params == nil || json.Unmarshal(req.Params, &p) != nil {
 			c.log.Debug("ignoring $/abort with malformed params")
 			return
 		}
-		if err := c.schemas.ValidateParams(wire.MethodAbort, *req.Params); err != nil {
+		if err := c.schemas.ValidateParams(wire.MethodAbort, req.Params); err != nil {
 			c.log.Debug("ignoring $/abort with invalid params", "error", err)
 			return
 		}
@@ -306,7 +324,7 @@ func (c *conn) notify(method string, params any) {
 // send writes a notification; c.noteMu is held, which keeps order with the
 // initialized flush.
 func (c *conn) send(method string, params any) {
-	if err := c.rpc.Notify(c.ctx, method, params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+	if err := c.rpc.Notify(method, params); err != nil && !errors.Is(err, rpc.ErrClosed) {
 		c.log.Warn("cannot send notification", "method", method, "error", err)
 	}
 }
@@ -324,28 +342,16 @@ func (c *conn) call(ctx context.Context, method string, params any, result any) 
 	return c.callBound(ctx, method, params, result, nil)
 }
 
-// traceRead wraps the stream's trace: a response to one of the server's
-// attempt/resolveSecret requests forgets that request's derivation as it is
-// read, before the next message is read, so that an attempt/deriveSecret
-// written right after the answer finds it forgotten (spec §6.6: "A
-// derivation is forgotten once its attempt/resolveSecret is answered").
-func (c *conn) traceRead(trace func(rpc.Direction, []byte)) func(rpc.Direction, []byte) {
-	return func(dir rpc.Direction, content []byte) {
-		if dir == rpc.Received && c.derivations.bound() {
-			var m struct {
-				ID     json.RawMessage  `json:"id"`
-				Method *json.RawMessage `json:"method"`
-			}
-			if json.Unmarshal(content, &m) == nil && m.Method == nil && len(m.ID) > 0 {
-				if n, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
-					c.derivations.answered(n)
-				}
-			}
-		}
-		if trace != nil {
-			trace(dir, content)
+// idKey is the form under which a request id is remembered as pending:
+// as written, with a string's escapes decoded.
+func idKey(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' && bytes.IndexByte(raw, '\\') >= 0 {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return strconv.Quote(s)
 		}
 	}
+	return string(raw)
 }
 
 // callBound is call; bind, when not nil, learns the request id before the
@@ -357,25 +363,21 @@ func (c *conn) callBound(ctx context.Context, method string, params any, result 
 	if !ready {
 		return engineerr.New(engineerr.InvalidState, "%s before the client sent initialized", method)
 	}
-	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	var bindID func(uint64)
 	if bind != nil {
-		bind(int64(id.Num))
+		bindID = func(id uint64) { bind(int64(id)) }
 	}
-	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	call, err := c.rpc.Call(method, params, bindID)
 	if err != nil {
 		return engineerr.New(engineerr.EngineFailure, "sending %s: %v", method, err)
 	}
-	var raw json.RawMessage
-	err = w.Wait(ctx, &raw)
-	var je *jsonrpc2.Error
+	raw, err := call.Wait(ctx)
+	var je *rpc.Error
 	switch {
 	case errors.As(err, &je):
-		eo := &wire.ErrorObject{Code: je.Code, Message: je.Message}
-		if je.Data != nil {
-			eo.Data = *je.Data
-		}
-		return engineerr.Decode(eo)
+		return engineerr.Decode(&wire.ErrorObject{Code: je.Code, Message: je.Message, Data: je.Data})
 	case err != nil && ctx.Err() != nil:
+		c.rpc.Forget(call)
 		return context.Cause(ctx)
 	case err != nil:
 		return engineerr.New(engineerr.EngineFailure, "%s: connection closed", method)
@@ -386,8 +388,8 @@ func (c *conn) callBound(ctx context.Context, method string, params any, result 
 	return json.Unmarshal(raw, result)
 }
 
-func (c *conn) replyError(rc *jsonrpc2.Conn, id jsonrpc2.ID, code int64, msg string) {
-	if err := rc.ReplyWithError(c.ctx, id, &jsonrpc2.Error{Code: code, Message: msg}); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+func (c *conn) replyError(rc *rpc.Conn, id json.RawMessage, code int64, msg string) {
+	if err := rc.ReplyError(id, code, msg, nil); err != nil && !errors.Is(err, rpc.ErrClosed) {
 		c.log.Debug("cannot reply", "error", err)
 	}
 }

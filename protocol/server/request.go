@@ -4,44 +4,74 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
-
-	"github.com/sourcegraph/jsonrpc2"
+	"sync/atomic"
 
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 // request is one incoming request, answered exactly once.
 type request struct {
-	c    *conn
-	rc   *jsonrpc2.Conn
-	req  *jsonrpc2.Request
-	id   string
-	once sync.Once
+	c        *conn
+	rc       *rpc.Conn
+	req      *rpc.Request
+	id       string
+	answered atomic.Bool
 }
 
-func (r *request) params() json.RawMessage {
-	if r.req.Params == nil {
-		return nil
+func (r *request) params() json.RawMessage { return r.req.Params }
+
+// respond writes the response, a result (eo nil) or an error; only the
+// first call has an effect. The result is encoded straight into the
+// frame; one too large for the message limit, or that cannot be encoded,
+// is answered with an error instead (spec §1.2).
+func (r *request) respond(result any, eo *wire.ErrorObject) {
+	if !r.answered.CompareAndSwap(false, true) {
+		return
 	}
-	return *r.req.Params
+	var err error
+	if eo == nil {
+		if err = r.rc.Reply(r.req.ID, result); err != nil {
+			eo = r.resultFault(result, err)
+		}
+	}
+	if eo != nil {
+		err = r.rc.ReplyError(r.req.ID, eo.Code, eo.Message, eo.Data)
+	}
+	if err != nil && !errors.Is(err, rpc.ErrClosed) {
+		r.c.log.Debug("cannot write response", "method", r.req.Method, "error", err)
+	}
+	r.c.mu.Lock()
+	delete(r.c.pending, r.id)
+	r.c.mu.Unlock()
+	<-r.c.slots
 }
 
-// respond writes the response; only the first call has an effect.
-func (r *request) respond(resp *jsonrpc2.Response) {
-	r.once.Do(func() {
-		if err := r.rc.SendResponse(r.c.ctx, resp); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
-			r.c.log.Debug("cannot write response", "method", r.req.Method, "error", err)
+// resultFault is the error answered when a result could not be written:
+// nil when the failure was the connection's (nothing more can be sent).
+func (r *request) resultFault(result any, err error) *wire.ErrorObject {
+	var fe *rpc.FrameError
+	switch {
+	case errors.Is(err, rpc.ErrTooLarge):
+		limit := r.c.opts.MaxMessageBytes
+		if limit <= 0 {
+			limit = wire.MaxMessageBytes
 		}
-		r.c.mu.Lock()
-		delete(r.c.pending, r.id)
-		r.c.mu.Unlock()
-	})
+		size := 0
+		if raw, merr := json.Marshal(result); merr == nil {
+			size = len(raw)
+		}
+		return engineerr.Encode(engineerr.New(engineerr.EngineFailure, "the %s result of %d bytes exceeds the %d-byte message limit",
+			r.req.Method, size, limit))
+	case errors.As(err, &fe) && fe.Kind == rpc.FaultEncode:
+		return engineerr.Encode(fmt.Errorf("encoding the %s result: %w", r.req.Method, fe.Err))
+	}
+	return nil
 }
 
 func (r *request) replyCode(code int64, format string, args ...any) {
-	r.respond(&jsonrpc2.Response{ID: r.req.ID, Error: &jsonrpc2.Error{Code: code, Message: fmt.Sprintf(format, args...)}})
+	r.respond(nil, &wire.ErrorObject{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 // replyErr encodes err (spec §8.5). aborted: the request's signal had
@@ -51,12 +81,7 @@ func (r *request) replyErr(err error, aborted bool) {
 	if aborted {
 		o = notRetryable(o)
 	}
-	je := &jsonrpc2.Error{Code: o.Code, Message: o.Message}
-	if o.Data != nil {
-		d := json.RawMessage(o.Data)
-		je.Data = &d
-	}
-	r.respond(&jsonrpc2.Response{ID: r.req.ID, Error: je})
+	r.respond(nil, o)
 }
 
 // notRetryable rewrites retryable: true in error data to false.
@@ -76,26 +101,9 @@ func notRetryable(o *wire.ErrorObject) *wire.ErrorObject {
 	return &wire.ErrorObject{Code: o.Code, Message: o.Message, Data: data}
 }
 
-// replyResult marshals v and writes it, or an ENGINE_FAILURE naming the size
-// when it exceeds the message limit (spec §1.2).
-func (r *request) replyResult(v any) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		r.replyErr(fmt.Errorf("encoding the %s result: %w", r.req.Method, err), false)
-		return
-	}
-	limit := r.c.opts.MaxMessageBytes
-	if limit <= 0 {
-		limit = wire.MaxMessageBytes
-	}
-	if len(raw)+64+len(r.id) > limit {
-		r.replyErr(engineerr.New(engineerr.EngineFailure, "the %s result of %d bytes exceeds the %d-byte message limit",
-			r.req.Method, len(raw), limit), false)
-		return
-	}
-	m := json.RawMessage(raw)
-	r.respond(&jsonrpc2.Response{ID: r.req.ID, Result: &m})
-}
+// replyResult writes v as the result (spec §1.2: one above the message
+// limit is answered ENGINE_FAILURE naming the size).
+func (r *request) replyResult(v any) { r.respond(v, nil) }
 
 func (r *request) dispatch() {
 	c := r.c
