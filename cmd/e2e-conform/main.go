@@ -237,20 +237,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return conformance.ExitHarness
 	}
-	// The reports asked for, each written by its own writer.
+	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath}); err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		return conformance.ExitHarness
+	}
+	return res.ExitCode
+}
+
+// reportPaths are the paths of the reports asked for ("" for none).
+type reportPaths struct{ json, junit, html, badge string }
+
+// writeReports writes each report asked for with its own writer.
+func writeReports(res *conformance.Result, p reportPaths) error {
 	for _, out := range []struct {
 		path  string
 		write func(string) error
-	}{{*jsonPath, res.WriteJSON}, {*junit, res.WriteJUnit}, {*htmlPath, res.WriteHTML}, {*badgePath, res.WriteBadge}} {
+	}{{p.json, res.WriteJSON}, {p.junit, res.WriteJUnit}, {p.html, res.WriteHTML}, {p.badge, res.WriteBadge}} {
 		if out.path == "" {
 			continue
 		}
 		if err := out.write(out.path); err != nil {
-			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-			return conformance.ExitHarness
+			return err
 		}
 	}
-	return res.ExitCode
+	return nil
 }
 
 // engineCommand is the engine's argv: --spawn's value split like a POSIX

@@ -66,17 +66,9 @@ exit status: the merged run's (0 conformant, 1 non-conformant, 3 incomplete), 2 
 		return conformance.ExitUsage
 	}
 	res.WriteSummary(stdout)
-	for _, out := range []struct {
-		path  string
-		write func(string) error
-	}{{*jsonPath, res.WriteJSON}, {*junit, res.WriteJUnit}, {*htmlPath, res.WriteHTML}, {*badgePath, res.WriteBadge}} {
-		if out.path == "" {
-			continue
-		}
-		if err := out.write(out.path); err != nil {
-			fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
-			return conformance.ExitHarness
-		}
+	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath}); err != nil {
+		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
+		return conformance.ExitHarness
 	}
 	return res.ExitCode
 }
