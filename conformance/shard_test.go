@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,6 +115,29 @@ func TestShardsMergeAsOneRun(t *testing.T) {
 	}
 	if len(merged.Requirements) != len(whole.Requirements) {
 		t.Errorf("merged %d requirements, the unsharded run %d", len(merged.Requirements), len(whole.Requirements))
+	}
+
+	// The command: the same merge from the files, its reports written.
+	dir := t.TempDir()
+	var files []string
+	for i := range shards {
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i+1))
+		if err := shards[i].WriteJSON(f); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	mergedJSON, mergedHTML := filepath.Join(dir, "report.json"), filepath.Join(dir, "report.html")
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), append(append([]string{"merge"}, files...), "--json", mergedJSON, "--html", mergedHTML)...)
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(err); code != whole.ExitCode || !strings.Contains(string(out), "verdict: "+whole.Verdict) {
+		t.Errorf("e2e-conform merge: exit %d, want %d and the verdict %q:\n%s", code, whole.ExitCode, whole.Verdict, out)
+	}
+	if fromCLI, err := conformance.ReadResult(mergedJSON); err != nil || fromCLI.Selection == nil || fromCLI.Selection.MergedShards != n {
+		t.Errorf("the merged report: %v (selection %+v), want one that says it merged %d shards", err, fromCLI, n)
+	}
+	if page, err := os.ReadFile(mergedHTML); err != nil || !strings.Contains(string(page), "merged from 3 shards") {
+		t.Errorf("the merged HTML report: %v; want it to say it merged 3 shards", err)
 	}
 
 	// Refusals.
