@@ -26,6 +26,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"io"
 	"net"
 	"os"
@@ -47,8 +48,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the mutants with their classification")
 	listen := fs.String("listen", "", "TCP form: accept clients on `host:port`")
 	connect := fs.String("connect", "", "TCP form: the engine server's `host:port`")
+	version := fs.Bool("version", false, "print the version (module, VCS revision, Go) and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *version {
+		fmt.Fprintln(stdout, buildinfo.Read().Line("e2e-mutate"))
+		return 0
 	}
 	if *list {
 		ms, err := mutate.Mutants()

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"io"
 	"net"
 	"os"
@@ -36,8 +37,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	spawn := fs.String("spawn", "", "start the engine server as a child process: `command and arguments`")
 	connect := fs.String("connect", "", "connect to an engine server listening on `host:port`")
 	timeout := fs.Duration("timeout", 30*time.Second, "budget of each call")
+	version := fs.Bool("version", false, "print the version (module, VCS revision, Go) and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *version {
+		fmt.Fprintln(stdout, buildinfo.Read().Line("engine-smoke"))
+		return 0
 	}
 	var tr transport.Transport
 	switch {

@@ -13,6 +13,9 @@ import (
 // shipped are the binaries `make dist` releases.
 var shipped = []string{"e2e-conform", "e2e-mcp", "e2e-web-engine"}
 
+// tools are the other binaries of cmd/, which answer --version too.
+var tools = []string{"e2e-mutate", "engine-smoke"}
+
 // TestForeignTargetBuilds cross-compiles e2e-conform, the binary with the
 // most platform-specific code (terminal, process groups, transports), for
 // darwin/arm64 as `make dist` does, so that a break on another platform
@@ -36,20 +39,21 @@ func TestForeignTargetBuilds(t *testing.T) {
 	}
 }
 
-// TestVersionOnEveryBinary: each shipped binary prints one line with its
+// TestVersionOnEveryBinary: each binary of cmd/ prints one line with its
 // name, its module version, the module path, a VCS revision and the Go
 // version for --version, and exits 0.
 func TestVersionOnEveryBinary(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"build", "-buildvcs=auto", "-o", dir + string(os.PathSeparator)}
-	for _, c := range shipped {
+	all := append(append([]string(nil), shipped...), tools...)
+	for _, c := range all {
 		args = append(args, "../../cmd/"+c)
 	}
 	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	line := regexp.MustCompile(`^(\S+) (\S+) \(github\.com/e2e-conform/toolkit, revision (\S+?)(, modified)?, go1\.\d+`)
-	for _, c := range shipped {
+	for _, c := range all {
 		out, err := exec.Command(filepath.Join(dir, c), "--version").Output()
 		if err != nil {
 			t.Errorf("%s --version: %v", c, err)
