@@ -31,6 +31,9 @@ type Frame struct {
 	At time.Time
 	// conn is the connection it was read on.
 	conn *connInfo
+	// pastBound: an attempt/resolveSecret past maxSecretRequests in its
+	// attempt, to be answered SECRET_UNAVAILABLE, unchecked.
+	pastBound bool
 }
 
 // answerCtx names the frame, the answer to a request for method, for
