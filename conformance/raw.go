@@ -215,11 +215,43 @@ func (r *Raw) headerFault(read []string, line, what string) error {
 	return &brokenStream{conn: r.conn, at: fmt.Sprintf("%s: %q", what, clip(line))}
 }
 
+// maxHeaderPart is the longest header part §1.1 allows (D5), the final
+// CRLF CRLF included: the reader buffers no more of one.
+const maxHeaderPart = 4096
+
+// errHeaderTooLong: a header line ran past what is left of maxHeaderPart.
+var errHeaderTooLong = errors.New("header part too long")
+
+// readHeaderLine reads one line, LF included, of at most max bytes; past
+// max it returns what it read (at most max bytes) and errHeaderTooLong,
+// never buffering an endless line.
+func readHeaderLine(br *bufio.Reader, max int) (string, error) {
+	var b []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(b)+len(chunk) > max {
+			b = append(b, chunk[:max-len(b)]...)
+			return string(b), errHeaderTooLong
+		}
+		b = append(b, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return string(b), err
+	}
+}
+
 func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 	f := &Frame{}
 	length := -1
+	headerBytes := 0
 	for {
-		line, err := br.ReadString('\n')
+		line, err := readHeaderLine(br, maxHeaderPart-headerBytes)
+		headerBytes += len(line)
+		if errors.Is(err, errHeaderTooLong) {
+			r.violation("WIRE-001", "the header part runs past %d bytes without ending (§1.1: at most 4096 bytes, the final CRLF CRLF included): %q", maxHeaderPart, clip(line))
+			return nil, r.headerFault(f.Header, clip(line), fmt.Sprintf("a header part over %d bytes", maxHeaderPart))
+		}
 		if err != nil {
 			if err == io.EOF && len(f.Header) == 0 && line == "" {
 				return nil, io.EOF
