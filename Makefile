@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak mutants browser dist
+.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak mutants browser dist chaos
 
 # Debian packages the reference web engine needs: Chromium (headless) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
@@ -61,6 +61,11 @@ fuzz:
 # test: every test — vet and gofmt, unit and end-to-end tests with the race
 # detector, then each fuzz target briefly.
 test: browser vet unit fuzz-smoke
+
+# chaos: every hostile-peer case of internal/chaos, the slow ones included
+# (make test runs the fast subset).
+chaos:
+	$(GO) test -count=1 -timeout 30m ./internal/chaos/ -args -chaos-slow
 
 # kill-matrix: rerun the kill matrix and rewrite docs/kill-matrix.md.
 kill-matrix:

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/e2e-conform/toolkit/conformance"
 )
@@ -43,12 +46,31 @@ func bins(t *testing.T) string {
 	return binDir
 }
 
+// TestMain removes the built binaries and fails the package when a
+// goroutine outlives its tests (goleakIgnores lists the ones that may).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
+	if code == 0 {
+		if err := goleak.Find(goleakIgnores...); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
+}
+
+// goleakIgnores are the goroutines that outlive the tests by design:
+//
+//   - ginkgo's interrupt handler: every RunSpecs (each in-process
+//     conformance.Run) makes one with interrupt_handler.NewInterruptHandler
+//     and never stops it (ginkgo v2.34.0 core_dsl.go RunSpecs), so its
+//     signal goroutine waits for SIGINT until the process ends. It holds
+//     nothing of the suite's.
+var goleakIgnores = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/onsi/ginkgo/v2/internal/interrupt_handler.(*InterruptHandler).registerForInterrupts.func2"),
 }
 
 // conform runs e2e-conform with args and returns its exit code and JSON

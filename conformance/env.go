@@ -57,10 +57,24 @@ type Env struct {
 	stderrOff   int      // stderr[:stderrOff] are dropped lines not yet released
 	stderrSize  int      // bytes in stderr[stderrOff:]
 	stderrLeaks []string // lines dropped from stderr that held a registered secret
-	secrets     []string // canaries and secret values never to appear
-	counter     int
-	srv         *http.Server
-	held        holds // the pages the fixture server holds (hold.go)
+	secrets     []string // canaries and secret values never to appear (at most maxSecretValues)
+	secretSet   map[string]bool
+	// secretsDropped counts values not registered past maxSecretValues.
+	secretsDropped int
+	// scan is the automaton over secrets[:len(scan.values)] (leakscan.go);
+	// the values registered after it (fewer than scanBatch) are searched
+	// one by one until the next build.
+	scan *leakMatcher
+	// unchecked holds, per requirement, why part of what it judges was
+	// not checked (a secret-request flood): the run-wide spec is then not
+	// verified unless it failed.
+	unchecked map[string]string
+	// floodRequests counts the attempt/resolveSecret requests past
+	// maxSecretRequests in their attempt, answered unchecked.
+	floodRequests int
+	counter       int
+	srv           *http.Server
+	held          holds // the pages the fixture server holds (hold.go)
 	// runEvidence is every observation of the run, specEvidence those of
 	// the spec running now (evidence.go).
 	runEvidence  Evidence
@@ -132,7 +146,8 @@ func describeMessage(f *Frame, answer string) string {
 
 // newEnv prepares the transport and the fixture server.
 func newEnv(cfg Config) (*Env, error) {
-	e := &Env{cfg: cfg, violations: map[string][]violationRec{}, sent: map[string]bool{}, runEvidence: Evidence{}}
+	e := &Env{cfg: cfg, violations: map[string][]violationRec{}, sent: map[string]bool{}, runEvidence: Evidence{},
+		secretSet: map[string]bool{}, unchecked: map[string]string{}}
 	if cfg.Trace != nil {
 		e.trace = &traceLog{start: time.Now()}
 	}
@@ -272,29 +287,127 @@ func (s stderrRecorder) WithAttrs([]slog.Attr) slog.Handler { return s }
 func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
 
 // Secret registers a value that must never appear in what the server
-// writes (ERR-007) and is redacted from verbose output.
+// writes (ERR-007) and is redacted from verbose output. At most
+// maxSecretValues are kept (the configured E2E_SECRET_* values first):
+// past it a value is dropped, and the suite hands out no canary it could
+// not search for (canary).
 func (e *Env) Secret(v string) {
+	e.register(v)
+}
+
+// register is Secret, reporting whether v is registered.
+func (e *Env) register(v string) bool {
 	if v == "" {
-		return
+		return false
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, s := range e.secrets {
-		if s == v {
-			return
-		}
+	if e.secretSet == nil {
+		e.secretSet = map[string]bool{}
 	}
+	if e.secretSet[v] {
+		return true
+	}
+	if len(e.secrets) >= maxSecretValues {
+		e.secretsDropped++
+		return false
+	}
+	e.secretSet[v] = true
 	e.secrets = append(e.secrets, v)
+	return true
 }
+
+// canary registers v, a value the suite is about to answer to an
+// attempt/resolveSecret, and reports whether it may: false when the run
+// holds maxSecretValues already (the suite then answers
+// SECRET_UNAVAILABLE, never a value it does not search for).
+func (e *Env) canary(v string) bool { return e.register(v) }
 
 // Redact replaces every registered secret in s, raw and in every encoded
 // form the leak checks know (leaks.go) for values long enough that an
-// encoded form cannot be ordinary text.
+// encoded form cannot be ordinary text. One automaton pass (leakscan.go),
+// whatever the number of values.
 func (e *Env) Redact(s string) string {
 	e.mu.Lock()
-	secrets := append([]string(nil), e.secrets...)
+	m, tail := e.secretScanLocked()
 	e.mu.Unlock()
-	return redactSecrets(s, secrets)
+	return redactWith(m, tail, s)
+}
+
+// redactWith redacts s: the values of tail one by one (longest first, so
+// a derived value registered late goes whole), then every value of m.
+func redactWith(m *leakMatcher, tail []string, s string) string {
+	if len(tail) > 0 {
+		s = redactSecrets(s, tail)
+	}
+	return m.redact(s)
+}
+
+// secretScanLocked returns the automaton over the registered values and
+// the values registered since it was built, rebuilding it once more than
+// scanBatch are. e.mu is held.
+func (e *Env) secretScanLocked() (*leakMatcher, []string) {
+	built := 0
+	if e.scan != nil {
+		built = len(e.scan.values)
+	}
+	if len(e.secrets)-built > scanBatch {
+		e.scan = newLeakMatcher(e.secrets[:len(e.secrets):len(e.secrets)])
+		built = len(e.secrets)
+	}
+	return e.scan, e.secrets[built:len(e.secrets):len(e.secrets)]
+}
+
+// Bounds of the secret machinery (docs/report.md, "Secret requests").
+const (
+	// maxSecretRequests is how many attempt/resolveSecret requests of one
+	// attempt the suite answers and checks. A correct engine asks once
+	// per secret an operation fills, and the suite's scenarios fill one
+	// secret per attempt; no engine that follows the spec comes near 64.
+	// Past it, every request of the attempt is answered SECRET_UNAVAILABLE
+	// (what §6.6 has a client answer for a name it does not declare)
+	// without being checked, and S2C-004 is reported not verified: §6.6
+	// bounds no count, so a flood is not a failure.
+	maxSecretRequests = 64
+	// maxSecretValues bounds the values registered in a run (canaries,
+	// answered secrets, derived forms, fill values).
+	maxSecretValues = 2048
+	// scanBatch is how many values are searched one by one before the
+	// automaton is rebuilt over all of them.
+	scanBatch = 32
+)
+
+// secretRequest counts an attempt/resolveSecret read on mc's connection
+// for attempt and reports whether it is within maxSecretRequests. The
+// first request past the bound is recorded against S2C-004.
+func (e *Env) secretRequest(mc msgCtx, attempt string) bool {
+	n := mc.conn.askSecret(attempt)
+	if n <= maxSecretRequests {
+		return true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.floodRequests++
+	if e.unchecked == nil {
+		e.unchecked = map[string]string{}
+	}
+	if n == maxSecretRequests+1 && e.unchecked["S2C-004"] == "" {
+		e.unchecked["S2C-004"] = e.redactLocked(fmt.Sprintf("the server sent more than %d attempt/resolveSecret requests in attempt %q (%s): an engine asks once per secret an operation fills, and §6.6 bounds no count, so this is no failure; the suite answered every request of that attempt past the %dth with SECRET_UNAVAILABLE (as a client answers a name it does not declare) without checking its params",
+			maxSecretRequests, attempt, mc.conn.label(), maxSecretRequests))
+	}
+	return false
+}
+
+// uncheckedNote says why part of what requirement id judges was not
+// checked, "" when all of it was.
+func (e *Env) uncheckedNote(id string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	note := e.unchecked[id]
+	if note != "" && id == "S2C-004" {
+		note += fmt.Sprintf(" (%d such requests in the run)", e.floodRequests)
+	}
+	return note
 }
 
 // violation records a failure of a run-wide requirement, found while
@@ -459,6 +572,7 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 			if dir == rpc.Sent {
 				pending.sent(content, now)
 				conn.attempts.sent(content)
+				conn.sentMaybeStart(content)
 			}
 			if dir == rpc.Received {
 				f := &Frame{Content: content}
@@ -495,8 +609,14 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 			Environment: func(id string, facts map[string]any) { msgs.add(fmt.Sprintf("attempt/environment %s %v", id, facts)) },
 			Screen:      func(id string, s *wire.EngineSnapshot) { msgs.add("attempt/screen " + id) },
 			Secret: func(ctx context.Context, name string) (string, bool, error) {
+				// Past the attempt's bound (or the run's), SECRET_UNAVAILABLE.
+				if conn.answerSecret() > maxSecretRequests {
+					return "", false, nil
+				}
 				v := "s3cr3t-canary-" + name
-				e.Secret(v)
+				if !e.canary(v) {
+					return "", false, nil
+				}
 				return v, true, nil
 			},
 			Redact: func(id, name string, values []string) {
@@ -577,9 +697,16 @@ func (e *Env) checkServerMessage(f *Frame, mc msgCtx) {
 	case wire.MethodResolveSecret:
 		e.markSent("attempt/resolveSecret")
 		var p struct {
+			AttemptID  any             `json:"attemptId"`
 			Derivation json.RawMessage `json:"derivation"`
 		}
-		if json.Unmarshal(params, &p) == nil && p.Derivation != nil {
+		_ = json.Unmarshal(params, &p)
+		attempt, _ := p.AttemptID.(string)
+		if !e.secretRequest(mc, attempt) {
+			f.pastBound = true // answered SECRET_UNAVAILABLE, unchecked
+			return
+		}
+		if p.Derivation != nil {
 			e.markSent("attempt/resolveSecret with derivation")
 		}
 	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment, wire.MethodScreen:
@@ -620,17 +747,21 @@ func (e *Env) checkResult(method string, raw []byte, mc msgCtx) {
 	}
 }
 
-// checkSecrets records a canary found in what the server wrote (ERR-007).
+// checkSecrets records a canary found in what the server wrote (ERR-007):
+// raw or encoded (leaks.go), one automaton pass over the text (leakscan.go).
 func (e *Env) checkSecrets(where, text string) {
 	e.mu.Lock()
-	secrets := append([]string(nil), e.secrets...)
+	m, tail := e.secretScanLocked()
 	e.mu.Unlock()
-	if len(secrets) == 0 {
+	if m == nil && len(tail) == 0 {
 		return
 	}
 	lt := newLeakText(text)
-	for _, s := range secrets {
-		if form, ok := lt.find(s); ok { // raw or encoded (leaks.go)
+	for _, h := range m.findIn(lt) {
+		e.violation("ERR-007", "a secret value appears in %s (%s)", where, h.form)
+	}
+	for _, s := range tail {
+		if form, ok := lt.find(s); ok {
 			e.violation("ERR-007", "a secret value appears in %s (%s)", where, form)
 		}
 	}

@@ -70,6 +70,9 @@ func globalSpecs(s *suite) {
 			e.adoptRunEvidence(c.id)
 			v := e.Violations(c.id)
 			Expect(v).To(BeEmpty(), "during the run: %s", strings.Join(v, "; "))
+			if note := e.uncheckedNote(c.id); note != "" {
+				Skip(notVerified + note)
+			}
 			if e.specObserved(c.id) == 0 {
 				if c.nothingToCheck(e.Manifest) {
 					Skip(nothingToCheck + "the run observed no " + c.needs)

@@ -145,13 +145,14 @@ func (e *Env) fxSecrets() []string {
 
 // fxLeaks returns where each of values appears: in lines (stderr lines, or
 // messages received), labelled where.
+// One automaton over every form of values (leakscan.go) reads each line
+// once.
 func fxLeaks(where string, lines, values []string) []string {
 	var out []string
+	m := newLeakMatcher(values)
 	for i, l := range lines {
-		for _, v := range values {
-			if form, ok := findLeak(l, v); ok { // raw or encoded (leaks.go)
-				out = append(out, fmt.Sprintf("%s %d holds a canary, %s (%s)", where, i+1, form, clip(redactForms(l, v))))
-			}
+		for _, h := range m.find(l) { // raw or encoded (leaks.go)
+			out = append(out, fmt.Sprintf("%s %d holds a canary, %s (%s)", where, i+1, h.form, clip(redactForms(l, values[h.secret]))))
 		}
 	}
 	return out

@@ -207,6 +207,10 @@ func (s *session) take(f *Frame) {
 	default:
 		s.msgs = append(s.msgs, serverMsg{f: f, open: s.open, screens: s.screens})
 		if _, isRequest := f.Msg["id"]; isRequest {
+			if f.pastBound {
+				s.respond(f, "", secretUnavailable)
+				return
+			}
 			if s.hold && f.Method() == wire.MethodResolveSecret {
 				s.held = append(s.held, f)
 				return
@@ -229,10 +233,17 @@ func (s *session) answer(f *Frame) {
 	}
 	_ = json.Unmarshal(f.Msg["params"], &p)
 	v := "s3cr3t-canary-" + p.Name
-	s.e.Secret(v)
+	if !s.e.canary(v) {
+		s.respond(f, "", secretUnavailable)
+		return
+	}
 	b, _ := json.Marshal(v)
 	s.respond(f, `{"value":`+string(b)+`}`, "")
 }
+
+// secretUnavailable is the suite's error answer to an attempt/resolveSecret
+// it does not answer with a value (§6.6, D32).
+const secretUnavailable = `{"code":-32000,"message":"e2e-conform declares no such secret","data":{"type":"e2e","category":"configuration","code":"SECRET_UNAVAILABLE","retryable":false}}`
 
 // respond answers server request f with a result or an error object.
 func (s *session) respond(f *Frame, result, errObj string) {

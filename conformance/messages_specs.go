@@ -123,7 +123,7 @@ func messageSpecs(s *suite) {
 				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
 			}
 			ss.hold = false
-			ss.respond(req, "", `{"code":-32000,"message":"e2e-conform declares no such secret","data":{"type":"e2e","category":"configuration","code":"SECRET_UNAVAILABLE","retryable":false}}`)
+			ss.respond(req, "", secretUnavailable)
 			if trigger != "" {
 				_, err := ss.await(ctx, trigger, 10*time.Second)
 				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer after SECRET_UNAVAILABLE, got none within 10 s")

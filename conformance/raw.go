@@ -32,6 +32,9 @@ type Frame struct {
 	At time.Time
 	// conn is the connection it was read on.
 	conn *connInfo
+	// pastBound: an attempt/resolveSecret past maxSecretRequests in its
+	// attempt, to be answered SECRET_UNAVAILABLE, unchecked.
+	pastBound bool
 }
 
 // answerCtx names the frame, the answer to a request for method, for
@@ -227,7 +230,7 @@ func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
 		line := string(raw)
 		headerBytes += len(raw)
 		if headerBytes > wire.MaxHeaderBytes || errors.Is(err, bufio.ErrBufferFull) {
-			r.violation("WIRE-001", "a header part longer than %d bytes (%d bytes read without its end)", wire.MaxHeaderBytes, headerBytes)
+			r.violation("WIRE-001", "the header part runs past %d bytes without ending (§1.1: at most %d bytes, the final CRLF CRLF included): a header part longer than %d bytes, %d bytes read", wire.MaxHeaderBytes, wire.MaxHeaderBytes, wire.MaxHeaderBytes, headerBytes)
 			return nil, r.headerFault(f.Header, line, fmt.Sprintf("a header part longer than %d bytes", wire.MaxHeaderBytes))
 		}
 		if err != nil {

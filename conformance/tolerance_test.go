@@ -1,8 +1,10 @@
 package conformance_test
 
 import (
+	"flag"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,7 +35,14 @@ type allowedBehaviour struct {
 	// incomplete: the run must end incomplete (exit 3), its reason naming
 	// why.
 	incomplete bool
+	// flood: the run must end incomplete (exit 3), S2C-004's message
+	// naming the secret-request flood.
+	flood bool
 }
+
+// onlyQuirks selects the quirks TestAllowedBehaviours runs, for working on
+// a few (the check that every quirk has a run still covers all).
+var onlyQuirks = flag.String("quirks", "", "comma-separated quirk names: run only these")
 
 var (
 	passed      = []conformance.Status{conformance.Passed}
@@ -78,6 +87,11 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// that needs an initialized worker is failed; the run is incomplete.
 	"init-fails": {profile: "full", incomplete: true,
 		want: map[string][]conformance.Status{"LIFE-001": passed, "SESS-001": notVerified, "OBS-001": notVerified, "LIFE-016": notVerified}},
+	// A flood of attempt/resolveSecret (§6.6 bounds no count): answered
+	// SECRET_UNAVAILABLE past 64 per attempt, S2C-004 not verified, the
+	// scenario's own request and every other S2C requirement unharmed.
+	"secret-flood": {profile: "full", only: "S2C,ERR-007", flood: true,
+		want: map[string][]conformance.Status{"S2C-004": notVerified, "S2C-005": passed, "S2C-006": passed, "S2C-007": passed, "S2C-008": passed, "ERR-007": passed}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
@@ -104,7 +118,7 @@ func TestAllowedBehaviours(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, q := range quirks {
 		run, ok := allowedBehaviours[q.Name]
-		if !ok {
+		if !ok || *onlyQuirks != "" && !slices.Contains(strings.Split(*onlyQuirks, ","), q.Name) {
 			continue
 		}
 		wg.Add(1)
@@ -149,6 +163,17 @@ func TestAllowedBehaviours(t *testing.T) {
 			}
 			if run.incomplete && (code != conformance.ExitIncomplete || !strings.Contains(res.Reason, "lifecycle/init")) {
 				t.Errorf("quirk %s: exit %d (%s), want incomplete (exit 3) with a reason naming lifecycle/init", q.Name, code, res.Reason)
+			}
+			if run.flood {
+				msg := ""
+				for _, r := range res.Requirements {
+					if r.ID == "S2C-004" {
+						msg = r.Reason
+					}
+				}
+				if code != conformance.ExitIncomplete || !strings.Contains(msg, "more than 64 attempt/resolveSecret requests") {
+					t.Errorf("quirk %s: exit %d, S2C-004 %s: want incomplete (exit 3) and S2C-004 naming the flood", q.Name, code, msg)
+				}
 			}
 			if run.fixturesNotVerified {
 				for _, r := range res.Requirements {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
+	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 // Connection roles in traces and exchanges.
@@ -72,6 +73,54 @@ type connInfo struct {
 	last   string   // the request the suite sent last on it, as "method (id N)"
 
 	attempts attemptWindow // its open attempts (S2C-001)
+
+	// secretAsks counts the attempt/resolveSecret requests read per
+	// attempt id (at most secretAskKeys ids; others count under "");
+	// secretAnswers those the client library asked the suite to answer
+	// since the suite last wrote a startAttempt (maxSecretRequests).
+	secretAsks    map[string]int
+	secretAnswers int
+}
+
+// secretAskKeys bounds the attempt ids a connection counts requests for.
+const secretAskKeys = 64
+
+// askSecret counts an attempt/resolveSecret for attempt and returns how
+// many the connection read for it.
+func (c *connInfo) askSecret(attempt string) int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.secretAsks == nil {
+		c.secretAsks = map[string]int{}
+	}
+	if _, ok := c.secretAsks[attempt]; !ok && len(c.secretAsks) >= secretAskKeys {
+		attempt = ""
+	}
+	c.secretAsks[attempt]++
+	return c.secretAsks[attempt]
+}
+
+// answerSecret counts a secret the client library asks the suite for and
+// returns how many it asked since the last startAttempt.
+func (c *connInfo) answerSecret() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.secretAnswers++
+	return c.secretAnswers
+}
+
+// sentMaybeStart starts the count of answerSecret over when content is a
+// lifecycle/startAttempt request.
+func (c *connInfo) sentMaybeStart(content []byte) {
+	if !bytes.Contains(content, []byte(wire.MethodStartAttempt)) || !strings.HasPrefix(describeRequest(content), wire.MethodStartAttempt+" ") {
+		return
+	}
+	c.mu.Lock()
+	c.secretAnswers = 0
+	c.mu.Unlock()
 }
 
 // label is "conn 3 (raw)".
@@ -375,11 +424,8 @@ func (e *Env) streamBroke(how string) {
 
 // redactLocked is Redact with e.mu held.
 func (e *Env) redactLocked(s string) string {
-	for _, v := range e.secrets {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-		s = redactForms(s, v)
-	}
-	return s
+	m, tail := e.secretScanLocked()
+	return redactWith(m, tail, s)
 }
 
 // brokenStream says how the stream of a connection the running spec used
