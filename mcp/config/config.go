@@ -66,6 +66,11 @@ type Config struct {
 	Targets []Target          `json:"targets"`
 	Secrets map[string]Secret `json:"secrets,omitempty"`
 	Output  string            `json:"output,omitempty"`
+	// MaxObservationBytes is the observation byte limit of every listing
+	// (0: the host's default).
+	MaxObservationBytes int `json:"maxObservationBytes,omitempty"`
+	// Trace is the trace mode ("" when the config sets none).
+	Trace string `json:"trace,omitempty"`
 }
 
 // Target is one configured target.

@@ -80,6 +80,9 @@ type Options struct {
 	// AppReadyTimeout is how long an app command gets until its readyUrl
 	// answers (default apps.DefaultReadyTimeout); then LAUNCH_TIMEOUT.
 	AppReadyTimeout time.Duration
+	// ObservationBytes is the observation byte limit of a session whose
+	// config sets no maxObservationBytes (default screen.DefaultMaxBytes).
+	ObservationBytes int
 }
 
 // Host holds the sessions of one MCP server process.
