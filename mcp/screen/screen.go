@@ -32,9 +32,9 @@ type Line struct {
 
 // Screen is one rendered observation.
 type Screen struct {
-	Revision    string
-	Path        string
-	Lines       []Line
+	Revision string
+	Path     string
+	Lines    []Line
 	// Truncated: the listing is not the whole screen (the engine stopped
 	// listing nodes, or the byte limit cut it).
 	Truncated bool

@@ -249,12 +249,12 @@ func TestByteLimit(t *testing.T) {
 	}
 	listing := func(full string) string { _, l, _ := strings.Cut(full, "\n"); return l }
 	tests := []struct {
-		name       string
-		snap       *wire.EngineSnapshot
-		max        int
-		marker     string
-		wantLines  int // -1: do not check
-		wantLast   bool // the id of the 200th child is valid
+		name      string
+		snap      *wire.EngineSnapshot
+		max       int
+		marker    string
+		wantLines int  // -1: do not check
+		wantLast  bool // the id of the 200th child is valid
 	}{
 		{"byte cut", snap("", false, kids...), 256, screen.ByteMarker, -1, false},
 		{"byte cut wins over the engine's", snap("", true, kids...), 256, screen.ByteMarker, -1, false},
