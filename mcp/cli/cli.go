@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/mcp/oplog"
@@ -51,6 +52,10 @@ type Env struct {
 	// Redactor holds the secret values; nil makes one. Pass the one a
 	// Stray of the process redacts with.
 	Redactor *redact.Redactor
+	// Stray, when set, carries the process's stray output: the tail it
+	// holds back is released each time no tool call is in flight (spec
+	// mcp.md §6.2).
+	Stray *Stray
 }
 
 // maxSessions is the --max-sessions flag value.
@@ -123,9 +128,18 @@ func Main(env Env) int {
 	if red == nil {
 		red = redact.New()
 	}
-	log := oplog.New(env.Stderr, red, slog.LevelInfo)
+	// Operator lines go to stderr and, once the client set a level, to
+	// the client as log notifications (spec §7.1).
+	fw := server.NewForwarder()
+	log := oplog.NewForwarding(env.Stderr, red, slog.LevelInfo, fw.Log)
 	opts.Cwd, opts.Redactor, opts.Logger, opts.Version = env.Cwd, red, log, Version
 	opts.BuiltinWeb = env.BuiltinWeb
+	if env.Stray != nil {
+		opts.OnIdle = func() { _ = env.Stray.Flush() }
+	}
+	// The SDK's own diagnostics: stderr only, never the client (they
+	// would report on the sending of the notifications themselves).
+	sdkLog := oplog.New(env.Stderr, red, slog.LevelInfo).With("component", "sdk")
 	h, err := session.New(opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%sINVALID_CONFIG: %v\n", oplog.Prefix, err)
@@ -158,11 +172,21 @@ func Main(env Env) int {
 		}
 	}()
 	log.Info(fmt.Sprintf("e2e mcp %s serving %s", Version, env.Cwd))
-	srv := server.New(server.Options{Host: h, Version: Version, Logger: log.With("component", "sdk")})
+	srv := server.New(server.Options{Host: h, Version: Version, Logger: sdkLog})
+	fctx, fstop := context.WithCancel(context.Background())
+	fdone := make(chan struct{})
+	go func() { defer close(fdone); fw.Run(fctx, srv) }()
 	// Not the SDK's stdio transport: one malformed line would end it
 	// (see package stdio).
 	t := &stdio.Transport{Reader: env.Stdin, Writer: nopCloser{env.Stdout}, Logger: log}
 	err = server.Serve(ctx, srv, h, t, log)
+	fstop()
+	// A send blocked on a client that stopped reading must not hold the
+	// exit.
+	select {
+	case <-fdone:
+	case <-time.After(time.Second):
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ExitOK // a signal

@@ -62,8 +62,12 @@ type Session struct {
 	idle   *time.Timer
 	ttl    *time.Timer
 
-	// mu serializes the session's step: one tool at a time.
-	mu        sync.Mutex
+	// step holds the session's step: a tool call holds it while it runs,
+	// so calls run one at a time; close takes it for good.
+	step chan struct{}
+	// mu guards calls.
+	mu sync.Mutex
+	// The fields below are used by the call holding step.
 	calls     int
 	rev       int
 	scr       *screen.Screen // the screen the agent last received
