@@ -36,6 +36,7 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	select {
 	case s.step <- struct{}{}:
 	default:
+		s.h.log.Info(fmt.Sprintf("session %s: call %s waits for the session's previous call", s.id, tool))
 		if step != nil {
 			step(StepQueued, s.id, tool)
 		}
