@@ -35,6 +35,9 @@ const (
 	ExitInternal = 4
 )
 
+// MCPServersSnippet is the mcpServers entry --help prints.
+const MCPServersSnippet = `{"mcpServers": {"e2e": {"command": "/abs/path/to/bin/e2e-mcp", "args": ["--target", "web"]}}}`
+
 // Version is the host's version.
 const Version = "0.1.0"
 
@@ -92,6 +95,7 @@ func Parse(args []string, stderr io.Writer) (session.Options, error) {
 			"usage: e2e-mcp [--config <path>] [--target <name>] [--headed] [--max-sessions <n>]\n\n"+
 			"examples:\n  e2e-mcp\n  e2e-mcp --target web --headed\n  e2e-mcp --max-sessions 8\n  claude mcp add e2e -- e2e-mcp\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nregister it with an MCP client (.mcp.json, .cursor/mcp.json, .vscode/mcp.json; the absolute path of this binary):\n  %s\n", MCPServersSnippet)
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err

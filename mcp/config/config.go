@@ -69,8 +69,6 @@ type Config struct {
 	// MaxObservationBytes is the observation byte limit of every listing
 	// (0: the host's default).
 	MaxObservationBytes int `json:"maxObservationBytes,omitempty"`
-	// Trace is the trace mode ("" when the config sets none).
-	Trace string `json:"trace,omitempty"`
 }
 
 // Target is one configured target.
