@@ -121,10 +121,10 @@ func TestReadmeSetup(t *testing.T) {
 				Name     string `json:"name"`
 				Version  string `json:"version"`
 				Packages []struct {
-					RegistryType     string `json:"registryType"`
-					Identifier       string `json:"identifier"`
-					Version          string `json:"version"`
-					FileSha256       string `json:"fileSha256"`
+					RegistryType     string                `json:"registryType"`
+					Identifier       string                `json:"identifier"`
+					Version          string                `json:"version"`
+					FileSha256       string                `json:"fileSha256"`
 					Transport        struct{ Type string } `json:"transport"`
 					PackageArguments []struct {
 						Type  string `json:"type"`

@@ -66,9 +66,9 @@ type Session struct {
 	// so calls run one at a time; close takes it for good.
 	step chan struct{}
 	// mu guards calls.
-	mu sync.Mutex
+	mu    sync.Mutex
+	calls int
 	// The fields below are used by the call holding step.
-	calls     int
 	rev       int
 	scr       *screen.Screen // the screen the agent last received
 	pixelMode bool
