@@ -42,8 +42,9 @@ func run() int {
 	// §8.6).
 	red := redact.New()
 	copied := make(chan struct{})
+	var stray *cli.Stray
 	if pr, pw, err := os.Pipe(); err == nil {
-		stray := cli.NewStray(red, stderr)
+		stray = cli.NewStray(red, stderr)
 		go func() {
 			defer close(copied)
 			_, _ = io.Copy(stray, pr)
@@ -61,7 +62,7 @@ func run() int {
 	// here, and is killed and reaped before exit.
 	_ = procs.BecomeSubreaper()
 	code := cli.Main(cli.Env{
-		Args: os.Args[1:], Stdin: os.Stdin, Stdout: proto, Stderr: stderr, Cwd: cwd, Redactor: red,
+		Args: os.Args[1:], Stdin: os.Stdin, Stdout: proto, Stderr: stderr, Cwd: cwd, Redactor: red, Stray: stray,
 		BuiltinWeb: func(headed bool) transport.Transport {
 			return webengine.Transport(webengine.Options{Headed: headed})
 		},

@@ -64,6 +64,9 @@ const DefaultReadyTimeout = 2 * time.Minute
 type Pool struct {
 	mu    sync.Mutex
 	procs map[string]*proc
+	// stopping holds the processes a last Release is stopping: they count
+	// as running until they were reaped.
+	stopping map[*proc]bool
 	// ReadyPoll is the interval between readyUrl probes.
 	ReadyPoll time.Duration
 	// StopGrace is how long a process gets after SIGTERM before SIGKILL.
@@ -75,7 +78,7 @@ type Pool struct {
 
 // NewPool returns an empty pool.
 func NewPool() *Pool {
-	return &Pool{procs: map[string]*proc{}, ReadyPoll: 100 * time.Millisecond, StopGrace: 3 * time.Second,
+	return &Pool{procs: map[string]*proc{}, stopping: map[*proc]bool{}, ReadyPoll: 100 * time.Millisecond, StopGrace: 3 * time.Second,
 		ReadyTimeout: DefaultReadyTimeout}
 }
 
@@ -189,10 +192,14 @@ func (l *Lease) Release() {
 		last := pr.refs == 0
 		if last {
 			delete(p.procs, l.key)
+			p.stopping[pr] = true
 		}
 		p.mu.Unlock()
 		if last {
 			p.stop(pr)
+			p.mu.Lock()
+			delete(p.stopping, pr)
+			p.mu.Unlock()
 		}
 	})
 }
@@ -210,11 +217,12 @@ func (p *Pool) stop(pr *proc) {
 	<-pr.done
 }
 
-// Running reports how many app processes run.
+// Running reports how many app processes run, counting those being
+// stopped until they were reaped.
 func (p *Pool) Running() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.procs)
+	return len(p.procs) + len(p.stopping)
 }
 
 // Pids lists the process ids of the running app processes.
@@ -225,6 +233,9 @@ func (p *Pool) Pids() []int {
 	for _, pr := range p.procs {
 		out = append(out, pr.cmd.Process.Pid)
 	}
+	for pr := range p.stopping {
+		out = append(out, pr.cmd.Process.Pid)
+	}
 	return out
 }
 
@@ -233,6 +244,9 @@ func (p *Pool) KillAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, pr := range p.procs {
+		_ = syscall.Kill(-pr.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	for pr := range p.stopping {
 		_ = syscall.Kill(-pr.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }

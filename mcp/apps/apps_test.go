@@ -1,15 +1,24 @@
 package apps
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+}
 
 // alive reports whether pid is a live (not zombie-reaped-away) process.
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
@@ -116,4 +125,41 @@ func TestPoolFailures(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestStoppingCounts: a process a last Release is stopping still counts as
+// running (and is listed) until it was reaped, so a caller that sees
+// Running() == 0 never finds it alive (the flaky "app process survived the
+// cancelled open" of the server tests).
+func TestStoppingCounts(t *testing.T) {
+	p := NewPool()
+	p.StopGrace = 300 * time.Millisecond
+	// sleep ignores SIGTERM (an ignored signal stays ignored across exec):
+	// only the SIGKILL after StopGrace ends it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	l, err := p.Acquire(context.Background(), Spec{Command: "sh", Args: []string{"-c", `trap "" TERM; echo ready; exec sleep 600`}, Log: pw})
+	pw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The trap is set once the line arrives.
+	if line, err := bufio.NewReader(pr).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("read %q, %v", line, err)
+	}
+	pids := p.Pids()
+	released := make(chan struct{})
+	go func() { defer close(released); l.Release() }()
+	for p.Running() != 0 {
+		time.Sleep(time.Millisecond) // polling the pool's state
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("Running() is 0 while process %d is still alive", pid)
+		}
+	}
+	<-released
 }

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/mcp/oplog"
@@ -34,6 +35,9 @@ const (
 	ExitInternal = 4
 )
 
+// MCPServersSnippet is the mcpServers entry --help prints.
+const MCPServersSnippet = `{"mcpServers": {"e2e": {"command": "/abs/path/to/bin/e2e-mcp", "args": ["--target", "web"]}}}`
+
 // Version is the host's version.
 const Version = "0.1.0"
 
@@ -51,6 +55,10 @@ type Env struct {
 	// Redactor holds the secret values; nil makes one. Pass the one a
 	// Stray of the process redacts with.
 	Redactor *redact.Redactor
+	// Stray, when set, carries the process's stray output: the tail it
+	// holds back is released each time no tool call is in flight (spec
+	// mcp.md §6.2).
+	Stray *Stray
 }
 
 // maxSessions is the --max-sessions flag value.
@@ -87,6 +95,7 @@ func Parse(args []string, stderr io.Writer) (session.Options, error) {
 			"usage: e2e-mcp [--config <path>] [--target <name>] [--headed] [--max-sessions <n>]\n\n"+
 			"examples:\n  e2e-mcp\n  e2e-mcp --target web --headed\n  e2e-mcp --max-sessions 8\n  claude mcp add e2e -- e2e-mcp\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nregister it with an MCP client (.mcp.json, .cursor/mcp.json, .vscode/mcp.json; the absolute path of this binary):\n  %s\n", MCPServersSnippet)
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -123,9 +132,18 @@ func Main(env Env) int {
 	if red == nil {
 		red = redact.New()
 	}
-	log := oplog.New(env.Stderr, red, slog.LevelInfo)
+	// Operator lines go to stderr and, once the client set a level, to
+	// the client as log notifications (spec §7.1).
+	fw := server.NewForwarder()
+	log := oplog.NewForwarding(env.Stderr, red, slog.LevelInfo, fw.Log)
 	opts.Cwd, opts.Redactor, opts.Logger, opts.Version = env.Cwd, red, log, Version
 	opts.BuiltinWeb = env.BuiltinWeb
+	if env.Stray != nil {
+		opts.OnIdle = func() { _ = env.Stray.Flush() }
+	}
+	// The SDK's own diagnostics: stderr only, never the client (they
+	// would report on the sending of the notifications themselves).
+	sdkLog := oplog.New(env.Stderr, red, slog.LevelInfo).With("component", "sdk")
 	h, err := session.New(opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%sINVALID_CONFIG: %v\n", oplog.Prefix, err)
@@ -158,11 +176,21 @@ func Main(env Env) int {
 		}
 	}()
 	log.Info(fmt.Sprintf("e2e mcp %s serving %s", Version, env.Cwd))
-	srv := server.New(server.Options{Host: h, Version: Version, Logger: log.With("component", "sdk")})
+	srv := server.New(server.Options{Host: h, Version: Version, Logger: sdkLog})
+	fctx, fstop := context.WithCancel(context.Background())
+	fdone := make(chan struct{})
+	go func() { defer close(fdone); fw.Run(fctx, srv) }()
 	// Not the SDK's stdio transport: one malformed line would end it
 	// (see package stdio).
 	t := &stdio.Transport{Reader: env.Stdin, Writer: nopCloser{env.Stdout}, Logger: log}
 	err = server.Serve(ctx, srv, h, t, log)
+	fstop()
+	// A send blocked on a client that stopped reading must not hold the
+	// exit.
+	select {
+	case <-fdone:
+	case <-time.After(time.Second):
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ExitOK // a signal

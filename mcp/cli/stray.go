@@ -25,7 +25,10 @@ func NewStray(r *redact.Redactor, w io.Writer) *Stray {
 // Write implements io.Writer.
 func (s *Stray) Write(p []byte) (int, error) { return s.red.Write(p) }
 
-// Close writes what is held back (masked if it could be a cut secret).
+// Flush writes what is held back (masked if it could be a cut secret).
+func (s *Stray) Flush() error { return s.red.Flush() }
+
+// Close flushes the Stray.
 func (s *Stray) Close() error { return s.red.Close() }
 
 // prefixer starts every line with the operator prefix.

@@ -66,6 +66,9 @@ type Config struct {
 	Targets []Target          `json:"targets"`
 	Secrets map[string]Secret `json:"secrets,omitempty"`
 	Output  string            `json:"output,omitempty"`
+	// MaxObservationBytes is the observation byte limit of every listing
+	// (0: the host's default).
+	MaxObservationBytes int `json:"maxObservationBytes,omitempty"`
 }
 
 // Target is one configured target.

@@ -24,11 +24,24 @@ type Handler struct {
 	r     *redact.Redactor
 	level slog.Leveler
 	attrs []slog.Attr
+	fwd   Forward
 }
+
+// Forward receives each operator line of level info and above, redacted,
+// as its level name ("info", "warning", "error") and its text without the
+// prefix and level: what the MCP server sends the client as a log
+// notification (spec mcp.md §7.1). It must not block.
+type Forward func(level, text string)
 
 // New returns a logger writing to w, redacting with r, at level and above.
 func New(w io.Writer, r *redact.Redactor, level slog.Leveler) *slog.Logger {
-	return slog.New(&Handler{mu: &sync.Mutex{}, w: w, r: r, level: level})
+	return NewForwarding(w, r, level, nil)
+}
+
+// NewForwarding is New whose lines of level info and above also go to fwd
+// (nil: nowhere).
+func NewForwarding(w io.Writer, r *redact.Redactor, level slog.Leveler, fwd Forward) *slog.Logger {
+	return slog.New(&Handler{mu: &sync.Mutex{}, w: w, r: r, level: level, fwd: fwd})
 }
 
 // Enabled implements slog.Handler.
@@ -50,7 +63,6 @@ func levelName(l slog.Level) string {
 // Handle implements slog.Handler.
 func (h *Handler) Handle(_ context.Context, rec slog.Record) error {
 	var b strings.Builder
-	b.WriteString(Prefix + "[" + levelName(rec.Level) + "] ")
 	b.WriteString(rec.Message)
 	write := func(a slog.Attr) bool {
 		if a.Equal(slog.Attr{}) {
@@ -63,10 +75,14 @@ func (h *Handler) Handle(_ context.Context, rec slog.Record) error {
 		write(a)
 	}
 	rec.Attrs(write)
-	line := strings.ReplaceAll(b.String(), "\n", "\n"+Prefix+"  ")
+	text := b.String()
 	if h.r != nil {
-		line = h.r.String(line)
+		text = h.r.String(text)
 	}
+	if h.fwd != nil && rec.Level >= slog.LevelInfo {
+		h.fwd(levelName(rec.Level), text)
+	}
+	line := Prefix + "[" + levelName(rec.Level) + "] " + strings.ReplaceAll(text, "\n", "\n"+Prefix+"  ")
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, err := io.WriteString(h.w, line+"\n")

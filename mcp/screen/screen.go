@@ -32,12 +32,18 @@ type Line struct {
 
 // Screen is one rendered observation.
 type Screen struct {
-	Revision    string
-	Path        string
-	Lines       []Line
-	Truncated   bool
+	Revision string
+	Path     string
+	Lines    []Line
+	// Truncated: the listing is not the whole screen (the engine stopped
+	// listing nodes, or the byte limit cut it).
+	Truncated bool
+	// ByteCut: the listing was cut at the observation byte limit
+	// (Options.MaxBytes); its marker wins over the engine's.
+	ByteCut     bool
 	Unavailable bool
-	// IDs holds every node id of the observation.
+	// IDs holds the node id of every listed node: a node past a byte cut
+	// was never shown, so its id is not valid.
 	IDs map[string]*wire.SemanticNode
 	// Snapshot is the observation rendered.
 	Snapshot *wire.EngineSnapshot
@@ -57,7 +63,20 @@ type Options struct {
 	// AppURL is the target's app URL: a link on its origin shows as its
 	// path only (spec §3.4); "" shows every link as the engine sent it.
 	AppURL string
+	// MaxBytes is the resolved observation byte limit: the node lines and
+	// the truncation marker of a listing take at most this many bytes
+	// (the root's line is always listed). 0 means DefaultMaxBytes.
+	MaxBytes int
 }
+
+// DefaultMaxBytes is the observation byte limit when none is configured.
+const DefaultMaxBytes = 64 << 10
+
+// Truncation markers: the last line of a cut listing (spec mcp.md §3.4).
+const (
+	ByteMarker   = "[observation truncated at the resolved observation byte limit]"
+	EngineMarker = "[observation truncated: the engine stopped listing nodes at its limit]"
+)
 
 func (o Options) redact() Redact {
 	if o.Redact == nil {
@@ -109,16 +128,36 @@ func New(snap *wire.EngineSnapshot, rev string, o Options) *Screen {
 	if snap.TreeUnavailable {
 		return s
 	}
-	var walk func(n *wire.SemanticNode, depth int)
-	walk = func(n *wire.SemanticNode, depth int) {
-		s.IDs[n.Ref.ID] = n
+	limit := o.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	// A cut listing ends with "\n" + ByteMarker: what the lines may use.
+	budget := limit - len(ByteMarker) - 1
+	used := 0
+	var walk func(n *wire.SemanticNode, depth int) bool
+	walk = func(n *wire.SemanticNode, depth int) bool {
 		text, key := NodeLine(n, o)
+		size := min(depth, MaxIndent) + len(text)
+		if len(s.Lines) > 0 {
+			size++ // the newline before it
+		}
+		if len(s.Lines) > 0 && used+size > budget {
+			return false
+		}
+		used += size
+		s.IDs[n.Ref.ID] = n
 		s.Lines = append(s.Lines, Line{ID: n.Ref.ID, Depth: depth, Text: text, key: key})
 		for i := range n.Children {
-			walk(&n.Children[i], depth+1)
+			if !walk(&n.Children[i], depth+1) {
+				return false
+			}
 		}
+		return true
 	}
-	walk(&snap.Root, 0)
+	if !walk(&snap.Root, 0) {
+		s.ByteCut, s.Truncated = true, true
+	}
 	return s
 }
 
@@ -283,8 +322,11 @@ func (s *Screen) writeLines(b *strings.Builder) {
 		b.WriteString(strings.Repeat(" ", min(l.Depth, MaxIndent)))
 		b.WriteString(l.Text)
 	}
-	if s.Truncated {
-		b.WriteString("\n[observation truncated: the engine stopped listing nodes at its limit]")
+	switch {
+	case s.ByteCut:
+		b.WriteString("\n" + ByteMarker)
+	case s.Truncated:
+		b.WriteString("\n" + EngineMarker)
 	}
 }
 

@@ -238,3 +238,60 @@ func TestCutFields(t *testing.T) {
 		})
 	}
 }
+
+// TestByteLimit: the listing (node lines and marker) fits the resolved
+// observation byte limit; the byte marker wins over the engine's; the root
+// is listed even when it alone is over; ids past the cut are not valid.
+func TestByteLimit(t *testing.T) {
+	var kids []wire.SemanticNode
+	for i := range 200 {
+		kids = append(kids, button(fmt.Sprintf("c%d", i), fmt.Sprintf("Button %d", i)))
+	}
+	listing := func(full string) string { _, l, _ := strings.Cut(full, "\n"); return l }
+	tests := []struct {
+		name      string
+		snap      *wire.EngineSnapshot
+		max       int
+		marker    string
+		wantLines int  // -1: do not check
+		wantLast  bool // the id of the 200th child is valid
+	}{
+		{"byte cut", snap("", false, kids...), 256, screen.ByteMarker, -1, false},
+		{"byte cut wins over the engine's", snap("", true, kids...), 256, screen.ByteMarker, -1, false},
+		{"engine cut under the limit", snap("", true, kids[:2]...), 4096, screen.EngineMarker, 3, false},
+		{"fits", snap("", false, kids...), 1 << 20, "", 201, true},
+		{"root alone over the limit", &wire.EngineSnapshot{Root: wire.SemanticNode{Ref: wire.NodeRef{ID: "root"}, Role: wire.Str("document"),
+			Name: wire.Str(strings.Repeat("x", 500)), Children: kids[:1]}}, 100, screen.ByteMarker, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := screen.New(tt.snap, "b1", screen.Options{MaxBytes: tt.max})
+			l := listing(s.Full())
+			if tt.marker == "" {
+				if strings.Contains(l, "[observation truncated") {
+					t.Fatalf("marker without a cut:\n%s", l)
+				}
+			} else if !strings.HasSuffix(l, "\n"+tt.marker) {
+				t.Fatalf("listing does not end with %q:\n%s", tt.marker, l)
+			}
+			if tt.marker == screen.ByteMarker && len(s.Lines) > 1 && len(l) > tt.max {
+				t.Errorf("listing is %d bytes, over the limit %d", len(l), tt.max)
+			}
+			if strings.Contains(l, "engine stopped") && tt.marker == screen.ByteMarker {
+				t.Errorf("both markers:\n%s", l)
+			}
+			if tt.wantLines >= 0 && len(s.Lines) != tt.wantLines {
+				t.Errorf("%d lines, want %d", len(s.Lines), tt.wantLines)
+			}
+			if s.Lines[0].ID != "root" {
+				t.Errorf("first line %q", s.Lines[0].ID)
+			}
+			if _, ok := s.IDs["c199"]; ok != tt.wantLast {
+				t.Errorf("id of the last node valid = %v, want %v", ok, tt.wantLast)
+			}
+			if len(s.IDs) != len(s.Lines) {
+				t.Errorf("%d ids for %d lines", len(s.IDs), len(s.Lines))
+			}
+		})
+	}
+}

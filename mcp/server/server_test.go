@@ -80,6 +80,12 @@ type envOpts struct {
 	handler http.Handler
 	// cleanup and ready are the host's CleanupBudget and AppReadyTimeout.
 	cleanup, ready time.Duration
+	// client configures the client; protocol is its protocol version ("":
+	// the SDK's latest).
+	client   *mcp.ClientOptions
+	protocol string
+	// onStep is the host's OnStep.
+	onStep func(event, session, tool string)
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -106,9 +112,10 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if builtin == nil {
 		builtin = sabTransport(t)
 	}
+	fw := server.NewForwarder()
 	h, err := session.New(session.Options{Cwd: dir, MaxSessions: o.maxSessions, IdleTimeout: o.idle, TTL: o.ttl,
-		Redactor: red, Logger: oplog.New(e.logs, red, slog.LevelDebug), BuiltinWeb: builtin, Getenv: o.getenv,
-		CleanupBudget: o.cleanup, AppReadyTimeout: o.ready,
+		Redactor: red, Logger: oplog.NewForwarding(e.logs, red, slog.LevelDebug, fw.Log), BuiltinWeb: builtin, Getenv: o.getenv,
+		CleanupBudget: o.cleanup, AppReadyTimeout: o.ready, OnStep: o.onStep,
 		OnEnded: func(id, reason string) {
 			select {
 			case e.ended <- reason:
@@ -123,11 +130,18 @@ func newEnv(t testing.TB, o envOpts) *env {
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
+	fdone := make(chan struct{})
+	go func() {
+		defer close(fdone)
+		fw.Run(ctx, srv)
+	}()
 	go func() {
 		defer close(e.done)
+		defer func() { <-fdone }()
 		_ = server.Serve(ctx, srv, h, st, oplog.New(e.logs, red, slog.LevelInfo))
+		cancel()
 	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, o.client).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatal(err)
 	}

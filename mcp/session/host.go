@@ -40,6 +40,12 @@ const (
 	defaultCleanupBudget = 10 * time.Second
 )
 
+// Events of Options.OnStep.
+const (
+	StepQueued = "queued"
+	StepRun    = "run"
+)
+
 // Reasons a session ends with.
 const (
 	ReasonAgent      = "closed by the agent"
@@ -80,6 +86,16 @@ type Options struct {
 	// AppReadyTimeout is how long an app command gets until its readyUrl
 	// answers (default apps.DefaultReadyTimeout); then LAUNCH_TIMEOUT.
 	AppReadyTimeout time.Duration
+	// OnIdle, when set, is called each time the last tool call in flight
+	// ends: the stray output's held tail is released then (spec §6.2).
+	OnIdle func()
+	// OnStep, when set, observes the session steps: it is called with
+	// StepQueued when a call waits for its session's previous call, and
+	// with StepRun when a call starts to run.
+	OnStep func(event, session, tool string)
+	// ObservationBytes is the observation byte limit of a session whose
+	// config sets no maxObservationBytes (default screen.DefaultMaxBytes).
+	ObservationBytes int
 }
 
 // Host holds the sessions of one MCP server process.
@@ -101,6 +117,7 @@ type Host struct {
 	// engClaim maps a shared engine (a connect address) to the session
 	// driving it (ENGINE_IN_USE).
 	engClaim map[string]string
+	calls    int // tool calls in flight
 	opening  sync.WaitGroup
 	openCanc map[string]context.CancelFunc
 }
@@ -230,7 +247,7 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 		}
 	}
 	id := newID()
-	s := &Session{h: h, id: id, state: stateOpening, cfgPath: cfgPath, ended: make(chan struct{})}
+	s := &Session{h: h, id: id, state: stateOpening, cfgPath: cfgPath, ended: make(chan struct{}), step: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	h.mu.Lock()
@@ -442,7 +459,27 @@ func (h *Host) Call(ctx context.Context, id, tool string, args json.RawMessage) 
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, t.Name, a)
+	h.inflight(1)
+	defer h.inflight(-1)
+	res, err := s.run(ctx, t.Name, a)
+	if err != nil && ctx.Err() != nil {
+		if code, msg := CodeOf(err); code == CodeCancelled {
+			h.log.Info(fmt.Sprintf("session %s: %s", s.id, msg))
+		}
+	}
+	return res, err
+}
+
+// inflight counts the tool calls in flight; when the last one ends,
+// Options.OnIdle runs (what project code printed is released then).
+func (h *Host) inflight(d int) {
+	h.mu.Lock()
+	h.calls += d
+	idle := h.calls == 0
+	h.mu.Unlock()
+	if idle && h.opts.OnIdle != nil {
+		h.opts.OnIdle()
+	}
 }
 
 // Close closes a session on the agent's request. With no session named
@@ -476,7 +513,8 @@ func (h *Host) closeSession(s *Session, reason string) string {
 		h.log.Warn(fmt.Sprintf("session %s ended: %s", s.id, reason))
 	}
 	s.cancelStep(errf(CodeCancelled, "session %s closed: %s", s.id, reason))
-	s.mu.Lock() // waits for the running tool
+	s.step <- struct{}{} // waits for the running tool; kept: nothing runs after
+	s.mu.Lock()
 	calls := s.calls
 	s.mu.Unlock()
 	var lines []string

@@ -62,9 +62,13 @@ type Session struct {
 	idle   *time.Timer
 	ttl    *time.Timer
 
-	// mu serializes the session's step: one tool at a time.
-	mu        sync.Mutex
-	calls     int
+	// step holds the session's step: a tool call holds it while it runs,
+	// so calls run one at a time; close takes it for good.
+	step chan struct{}
+	// mu guards calls.
+	mu    sync.Mutex
+	calls int
+	// The fields below are used by the call holding step.
 	rev       int
 	scr       *screen.Screen // the screen the agent last received
 	pixelMode bool
@@ -343,7 +347,20 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 // screenOptions redact what the engine observed with the host's redactor,
 // cut strings as cut (spec §6.2).
 func (s *Session) screenOptions() screen.Options {
-	return screen.Options{Redact: s.h.red.String, Cut: s.h.red.Cut, AppURL: s.appURL}
+	return screen.Options{Redact: s.h.red.String, Cut: s.h.red.Cut, AppURL: s.appURL, MaxBytes: s.maxBytes()}
+}
+
+// maxBytes is the resolved observation byte limit: the config's
+// maxObservationBytes, else the host's Options.ObservationBytes, else
+// screen.DefaultMaxBytes.
+func (s *Session) maxBytes() int {
+	if s.cfg != nil && s.cfg.MaxObservationBytes > 0 {
+		return s.cfg.MaxObservationBytes
+	}
+	if s.h.opts.ObservationBytes > 0 {
+		return s.h.opts.ObservationBytes
+	}
+	return screen.DefaultMaxBytes
 }
 
 // teardown ends what the session started and returns the cleanup lines.

@@ -26,14 +26,52 @@ import (
 const MaxImageSide = 768
 
 // run executes a validated catalog tool inside the session's step.
+//
+// Calls of one session run one at a time, in the order they queued. A call
+// whose ctx ends (the client's notifications/cancelled) while it waits for
+// the previous one never runs; one that ends while it runs aborts the
+// engine operation through its signal. Both answer CANCELLED.
 func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Result, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	step := s.h.opts.OnStep
+	select {
+	case s.step <- struct{}{}:
+	default:
+		s.h.log.Info(fmt.Sprintf("session %s: call %s waits for the session's previous call", s.id, tool))
+		if step != nil {
+			step(StepQueued, s.id, tool)
+		}
+		select {
+		case s.step <- struct{}{}:
+		case <-ctx.Done():
+			return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+		case <-s.stepCtx.Done():
+			return nil, context.Cause(s.stepCtx)
+		}
+	case <-ctx.Done():
+		return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+	case <-s.stepCtx.Done():
+		return nil, context.Cause(s.stepCtx)
+	}
+	defer func() { <-s.step }()
+	// Both may have ended while the step was free: never run then.
+	if ctx.Err() != nil {
+		return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+	}
+	if s.stepCtx.Err() != nil {
+		return nil, context.Cause(s.stepCtx)
+	}
+	if step != nil {
+		step(StepRun, s.id, tool)
+	}
+	mcpCtx := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(s.stepCtx, func() { cancel(context.Cause(s.stepCtx)) })
 	defer stop()
 	res, err := s.dispatch(ctx, tool, a)
+	if mcpCtx.Err() != nil && s.stepCtx.Err() == nil {
+		return nil, errf(CodeCancelled, "call %s was cancelled while it ran; its engine operation was aborted through its signal", tool)
+	}
 	if err != nil {
 		return nil, err
 	}
