@@ -108,11 +108,14 @@ func validMethod(m string) bool {
 
 // Read modes.
 const (
-	// ModeTree is the observe read: hidden subtrees pruned, direct text,
-	// cuts at 256/512 UTF-16 units, projected attributes.
+	// ModeTree is the read of observe and of locate (which resolve over the
+	// same nodes and fields, web-engine spec decision 8): hidden subtrees
+	// pruned, direct text, cuts at 256/512 UTF-16 units, projected
+	// attributes.
 	ModeTree = "tree"
-	// ModeFull is the locate read: hidden elements included (states.hidden),
-	// full text, no cuts, all attributes.
+	// ModeFull is the detailed read (readNodes, tests): hidden elements
+	// included (states.hidden), full text (innerText), no cuts, all
+	// attributes. The engine's locate does not use it.
 	ModeFull = "full"
 )
 
