@@ -8,6 +8,10 @@
 // projection, secure fields, frames and shadow roots) and the page-side
 // halves of actionability (probe), focus, text selection, direct value
 // setting, select options, the focused-editable check and secure-field rects.
+// Where the spec's decisions 8–10 overrule section 2.3, they win: options
+// carry no value, text under aria-hidden is not text, tables follow HTML-AAM
+// and svg titles SVG-AAM as Playwright computes them (the package doc of
+// the engine, package webengine, spells each out).
 // Every method returns plain JSON-serialisable values; evaluate with
 // ReturnByValue (and AwaitPromise for probe), except element, which returns
 // the Element itself for a RemoteObject.
