@@ -123,7 +123,8 @@
 //     aborts, whatever Chromium does. A close that takes longer goes on in the
 //     background; dispose then kills Chromium before answering, so nothing it
 //     must release stays running, and its reaping and the removal of its
-//     profile finish in the background. Close (the connection's end) waits
+//     profile finish in the background. A Chromium that never exits (a
+//     SIGSTOPped one) is killed so too (TestDisposeKillsAStoppedChromium). Close (the connection's end) waits
 //     for every background close.
 //   - Video: one segment per page, video/video.webm then
 //     video/video-part<n>.webm (session/restart and session/reset start a new
