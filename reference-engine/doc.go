@@ -16,12 +16,59 @@
 // SIGKILLed one (TestNoProcessOutlivesTheEngine).
 //
 // Observation and locate run one in-page pass of the clean-room reader
-// (package inpage) per call, returned by value; ids n<k> are stamped on the
+// (package inpage) per call, in the same mode, returned by value; ids n<k> are stamped on the
 // elements (stable while they live, the root is "root"), from ranges the
 // engine reserves per call so that no two documents share an id. Actions
 // use trusted CDP input (Input.dispatchMouseEvent, dispatchKeyEvent,
 // insertText), masks and video live in package media, state in package
 // storage.
+//
+// # Rulings (web-engine spec, decisions 8–12)
+//
+//   - Locate and observe agree by construction (decision 8): engine/locate
+//     reads the page exactly as engine/observe does (the same nodes, the same
+//     fields, the same cuts at 256 and 512 UTF-16 units and the same
+//     projected attributes; only the node budget is larger, 20,000 against
+//     3,000) and answers with the reference resolution of engine-protocol §10
+//     over that read. Its answer is what client-side resolution over an
+//     observation would give, node for node (TestLocateAgreesWithObserve), and
+//     a located id is always one an observation shows. So a <textarea>'s
+//     content (its text nodes) is its text for text queries, as in the
+//     observation, and an <option> carries no value: displayValue matches
+//     inputs, textareas and selects (and a contenteditable editing host,
+//     whose value the observation carries, web-engine §2.3), never an
+//     option. Located nodes are observation nodes: §2.5's full read (full
+//     innerText, all attributes, no cuts) is gone.
+//   - Tables follow HTML-AAM as Playwright computes it (decision 9): a <th>
+//     with scope col/colgroup is a columnheader, row/rowgroup a rowheader;
+//     without scope, a header cell between two header cells, or without a
+//     filled data cell beside it, is a columnheader, one beside a data cell
+//     with content a rowheader, and the lone header cell of a one-row table
+//     has no role. A <td> is a gridcell when its table's role is grid or
+//     treegrid, else a cell. The row groups, rows and cells of a table whose
+//     role is presentation or none take that role (they are not table roles
+//     and are listed only for their text or test id); a part with a role of
+//     its own keeps it, and a table nested in a cell starts afresh.
+//   - SVG follows SVG-AAM and accname (decision 9): an <svg>'s first <title>
+//     child names it (after aria-labelledby and aria-label) and is what it
+//     contributes to a name from content, so a button holding only a titled
+//     icon is named by the title; an <svg> without a role is an image when it
+//     has a name of its own (a <title> child, aria-label or
+//     aria-labelledby). An untitled, unlabelled svg has no role (Playwright
+//     calls every svg img): decorative icons stay out of role queries.
+//   - Text under aria-hidden is not text (decision 10): the aria-hidden
+//     element itself keeps its role and name (a role query never matches it,
+//     it is states.hidden) but carries no text, and what is under it is not
+//     walked, so no text query finds it; visible: true drops it too (§2.5's
+//     "aria-hidden but painted counts as visible" is overruled). Hidden by
+//     CSS or the hidden attribute, an element keeps its text (the fixture
+//     contract's hidden twins).
+//   - Plain queries reach into same-origin frames (decision 11): every
+//     readable nested document is stitched under its iframe node, and §10
+//     resolves over all of it, unlike Playwright's page-level locators; a
+//     frame expression scopes a query to one nested document.
+//   - Remote browsers (decision 12) are not implemented: the engine always
+//     launches its own Chromium.
 //
 // # Choices where the specs leave room (or disagree)
 //
@@ -29,9 +76,7 @@
 //     is under them is not walked. The web-engine spec prunes hidden subtrees
 //     entirely; the conformance suite's fixture contract lists hidden twins
 //     with states.hidden (OBS-007, LOC-005, LOC-010), so the element itself is
-//     kept. Locate resolves over exactly the nodes an observation can hold
-//     (same pruning, full text, all attributes, no cuts), so a located id is
-//     always one an observation shows.
+//     kept. Locate resolves over the same nodes (decision 8, above).
 //   - Actionability: each action kind's checks (visible, enabled, editable,
 //     stable over two animation frames, in the viewport after one
 //     scrollIntoView, receives the pointer at its point) are retried with a
@@ -78,7 +123,8 @@
 //     aborts, whatever Chromium does. A close that takes longer goes on in the
 //     background; dispose then kills Chromium before answering, so nothing it
 //     must release stays running, and its reaping and the removal of its
-//     profile finish in the background. Close (the connection's end) waits
+//     profile finish in the background. A Chromium that never exits (a
+//     SIGSTOPped one) is killed so too (TestDisposeKillsAStoppedChromium). Close (the connection's end) waits
 //     for every background close.
 //   - Video: one segment per page, video/video.webm then
 //     video/video-part<n>.webm (session/restart and session/reset start a new

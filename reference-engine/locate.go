@@ -10,11 +10,15 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/locate"
 	"github.com/e2e-conform/toolkit/protocol/server"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+	"github.com/e2e-conform/toolkit/reference-engine/inpage"
 )
 
-// Locate implements server.Locator: one full read of every reachable
-// document (hidden elements included, full text, all attributes), then the
-// reference resolver of spec §10 over it — so a name read off an
+// Locate implements server.Locator: one read of every reachable document in
+// the observation's own mode (the same nodes and fields engine/observe
+// reports, with a larger node budget), then the reference resolver of spec
+// §10 over it. Locate and observe agree by construction (web-engine spec,
+// decision 8): the answer is what client-side resolution over an
+// observation of the same page would give, and a name read off an
 // observation finds the control. Selectors are CSS or XPath evaluated in
 // the page; frame expressions pick exactly one nested document by a
 // selector evaluated in the enclosing one.
@@ -24,7 +28,7 @@ func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.Loc
 		return nil, err
 	}
 	defer done()
-	pr, err := e.read(cctx, t, "full", locateBudget)
+	pr, err := e.read(cctx, t, inpage.ModeTree, locateBudget)
 	if err != nil {
 		return nil, classify(ctx, cctx, "engine/locate", false, err)
 	}

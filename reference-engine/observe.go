@@ -22,7 +22,7 @@ import (
 // Observation limits (spec web-engine §2.2, §5).
 const (
 	observeBudget  = 3000  // nodes per observation, all documents
-	locateBudget   = 20000 // nodes read for one locate
+	locateBudget   = 20000 // nodes read for one locate (tree mode, as observe)
 	pixelsBudget   = 10 * time.Second
 	fallbackMargin = 2 * time.Second
 )
@@ -149,7 +149,7 @@ func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.Eng
 			rctx, rcancel = context.WithDeadline(cctx, d.Add(-margin))
 		}
 	}
-	pr, err := e.read(rctx, t, "tree", observeBudget)
+	pr, err := e.read(rctx, t, inpage.ModeTree, observeBudget)
 	rcancel()
 	if err != nil && opts.PixelFallback && ctx.Err() == nil && cctx.Err() == nil {
 		px, n, perr := e.pixels(cctx, t)

@@ -11,7 +11,7 @@ import (
 
 // readArgs are the arguments of the reader's read method.
 type readArgs struct {
-	Mode            string `json:"mode"` // "tree" (observe) or "full" (locate)
+	Mode            string `json:"mode"` // inpage.ModeTree (observe and locate) or inpage.ModeFull
 	Budget          int    `json:"budget"`
 	NextID          int64  `json:"nextId"`
 	TestIDAttribute string `json:"testIdAttribute"`

@@ -8,6 +8,10 @@
 // projection, secure fields, frames and shadow roots) and the page-side
 // halves of actionability (probe), focus, text selection, direct value
 // setting, select options, the focused-editable check and secure-field rects.
+// Where the spec's decisions 8–10 overrule section 2.3, they win: options
+// carry no value, text under aria-hidden is not text, tables follow HTML-AAM
+// and svg titles SVG-AAM as Playwright computes them (the package doc of
+// the engine, package webengine, spells each out).
 // Every method returns plain JSON-serialisable values; evaluate with
 // ReturnByValue (and AwaitPromise for probe), except element, which returns
 // the Element itself for a RemoteObject.
@@ -108,11 +112,14 @@ func validMethod(m string) bool {
 
 // Read modes.
 const (
-	// ModeTree is the observe read: hidden subtrees pruned, direct text,
-	// cuts at 256/512 UTF-16 units, projected attributes.
+	// ModeTree is the read of observe and of locate (which resolve over the
+	// same nodes and fields, web-engine spec decision 8): hidden subtrees
+	// pruned, direct text, cuts at 256/512 UTF-16 units, projected
+	// attributes.
 	ModeTree = "tree"
-	// ModeFull is the locate read: hidden elements included (states.hidden),
-	// full text, no cuts, all attributes.
+	// ModeFull is the detailed read (readNodes, tests): hidden elements
+	// included (states.hidden), full text (innerText), no cuts, all
+	// attributes. The engine's locate does not use it.
 	ModeFull = "full"
 )
 

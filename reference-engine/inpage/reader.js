@@ -55,6 +55,7 @@
     e_localName = getter(ElP, 'localName'), e_shadowRoot = getter(ElP, 'shadowRoot'),
     e_attributes = getter(ElP, 'attributes'), e_firstElementChild = getter(ElP, 'firstElementChild'),
     e_nextElementSibling = getter(ElP, 'nextElementSibling'), e_clientLeft = getter(ElP, 'clientLeft'),
+    e_previousElementSibling = getter(ElP, 'previousElementSibling'), e_children = getter(ElP, 'children'),
     e_clientTop = getter(ElP, 'clientTop'), e_scrollIntoView = method(ElP, 'scrollIntoView'),
     e_checkVisibility = method(ElP, 'checkVisibility'), e_attachShadow = method(ElP, 'attachShadow'),
     e_querySelectorAll = method(ElP, 'querySelectorAll');
@@ -92,6 +93,7 @@
   var op_value = getter(OptP, 'value'), op_label = getter(OptP, 'label'), op_selected = getter(OptP, 'selected'),
     op_setSelected = setter(OptP, 'selected'), op_disabled = getter(OptP, 'disabled');
   var if_contentDocument = getter(IfP, 'contentDocument'), if_src = getter(IfP, 'src');
+  var tbl_rows = getter(HTMLTableElement.prototype, 'rows');
   var slot_assigned = method(SlotP, 'assignedNodes');
   var a_href = getter(AP, 'href'), area_href = getter(AreaP, 'href');
   var hc_length = getter(HTMLCollection.prototype, 'length'), hc_item = method(HTMLCollection.prototype, 'item');
@@ -282,8 +284,7 @@
     article: 'article', figure: 'figure', hr: 'separator', progress: 'progressbar', meter: 'meter', menu: 'list',
     fieldset: 'group', details: 'group', optgroup: 'group', address: 'group', option: 'option',
     h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
-    li: 'listitem', ul: 'list', ol: 'list', table: 'table', thead: 'rowgroup', tbody: 'rowgroup',
-    tfoot: 'rowgroup', tr: 'row', td: 'cell', dialog: 'dialog', output: 'status', iframe: 'iframe'
+    li: 'listitem', ul: 'list', ol: 'list', table: 'table', dialog: 'dialog', output: 'status', iframe: 'iframe'
   };
   var INPUT_ROLE = {
     button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox', radio: 'radio',
@@ -326,6 +327,7 @@
     if (isEditingHost(el, tag)) return 'textbox';
     var r = SIMPLE[tag];
     if (r) return r;
+    if (TABLE_PART[tag]) return tableRole(el, tag);
     switch (tag) {
       case 'a': case 'area': return hasAttr(el, 'href') ? 'link' : null;
       case 'select':
@@ -338,15 +340,92 @@
         return tag === 'header' ? 'banner' : 'contentinfo';
       case 'section': return hasOwnName(el) ? 'region' : null;
       case 'form': return hasOwnName(el) ? 'form' : null;
-      case 'th':
-        var sc = lower(attr(el, 'scope') || '');
-        return sc === 'row' || sc === 'rowgroup' ? 'rowheader' : 'columnheader';
+      case 'svg': return svgNamed(el) ? 'image' : null;
       case 'input':
         var ty = lower(attr(el, 'type') || 'text');
         return INPUT_ROLE[ty] || 'textbox';
     }
     return null;
   }
+  // ---- tables (HTML-AAM, as Playwright computes them) ------------------------
+  // TABLE_PART maps each table part to the parents it inherits a
+  // presentational role from: the rows and cells of a role=presentation (or
+  // none) table are not table roles.
+  var TABLE_PART = {
+    td: set(['tr']), th: set(['tr']), tr: set(['thead', 'tbody', 'tfoot', 'table']),
+    thead: set(['table']), tbody: set(['table']), tfoot: set(['table'])
+  };
+  function explicitRole(el) {
+    var r = attr(el, 'role');
+    return r ? firstToken(r) : '';
+  }
+  // presentationalParent returns 'presentation' or 'none' when the table
+  // part el sits (through other table parts) in a table whose explicit role
+  // is one of those, else ''.
+  function presentationalParent(el, tag) {
+    for (var cur = el, ct = tag; TABLE_PART[ct]; ) {
+      var p = composedParent(cur);
+      if (!p) return '';
+      var pt = localName(p);
+      if (!TABLE_PART[ct][pt]) return '';
+      var pr = explicitRole(p);
+      if (pr === 'presentation' || pr === 'none') return pr;
+      cur = p; ct = pt;
+    }
+    return '';
+  }
+  function isTH(el) { return !!el && localName(el) === 'th'; }
+  function isFilledTD(el) {
+    return !!el && localName(el) === 'td' && (!!norm(call0(n_textContent, el)) || !!call0(e_firstElementChild, el));
+  }
+  // thRole: scope decides; without it, a header cell between two header
+  // cells heads a column, one beside a filled data cell heads a row, and a
+  // lone header cell of a one-row table heads nothing (no role).
+  function thRole(el) {
+    var sc = lower(attr(el, 'scope') || '');
+    if (sc === 'col' || sc === 'colgroup') return 'columnheader';
+    if (sc === 'row' || sc === 'rowgroup') return 'rowheader';
+    var next = call0(e_nextElementSibling, el), prev = call0(e_previousElementSibling, el);
+    if (!next && !prev) {
+      var row = parentNode(el);
+      if (row && nodeType(row) === 1 && localName(row) === 'tr') {
+        var tbl = call1(e_closest, row, 'table');
+        if (tbl && isTag(tbl, tbl_rows) && call0(hc_length, call0(tbl_rows, tbl)) <= 1) return null;
+      }
+      return 'columnheader';
+    }
+    if (isTH(next) && isTH(prev)) return 'columnheader';
+    if (isFilledTD(next) || isFilledTD(prev)) return 'rowheader';
+    return 'columnheader';
+  }
+  function tableRole(el, tag) {
+    var pres = presentationalParent(el, tag);
+    if (pres) return pres;
+    switch (tag) {
+      case 'td':
+        var tbl = call1(e_closest, el, 'table');
+        var tr = tbl ? explicitRole(tbl) : '';
+        return tr === 'grid' || tr === 'treegrid' ? 'gridcell' : 'cell';
+      case 'th': return thRole(el);
+      case 'tr': return 'row';
+    }
+    return 'rowgroup';
+  }
+
+  // ---- svg (SVG-AAM) ----------------------------------------------------------
+  // svgTitle returns the text of an svg element's first <title> child ('' when
+  // it has none): it names the svg, and through it a name from content.
+  function svgTitle(el) {
+    var t = childByTag(el, 'title');
+    return t ? norm(call0(n_textContent, t), true) : '';
+  }
+  // svgNamed: an <svg> without a role is an image when it has a name of its
+  // own (a <title> child, aria-label or aria-labelledby).
+  function svgNamed(el) {
+    var lb = attr(el, 'aria-labelledby'), al = attr(el, 'aria-label');
+    return !!((lb && norm(lb)) || (al && norm(al)) || svgTitle(el));
+  }
+
   var e_closest = method(ElP, 'closest');
   function closestOther(el, sel) {
     var p = composedParent(el);
@@ -530,6 +609,7 @@
     }
     if (!t) { var al = attr(el, 'aria-label'); if (al && norm(al)) t = al; }
     if (!t && (tag === 'img' || tag === 'area')) { var alt = attr(el, 'alt'); if (alt && norm(alt)) t = alt; }
+    if (!t && tag === 'svg') t = svgTitle(el);
     if (!t && !OPAQUE[tag]) t = contentText(ctx, el, opts);
     if (!norm(t, true)) { var ti = attr(el, 'title'); if (ti && norm(ti)) t = ti; }
     var si = styleInfo(ctx, el);
@@ -557,6 +637,7 @@
     if (al && norm(al)) return norm(al, true);
     if (isControl(tgt, tag)) { var ti0 = attr(tgt, 'title'); return ti0 ? norm(ti0, true) : ''; }
     if (tag === 'img') { var alt = attr(tgt, 'alt'); if (alt && norm(alt)) return norm(alt, true); }
+    if (tag === 'svg') { var svt = svgTitle(tgt); if (svt) return svt; }
     var inc = deepHidden(ctx, tgt);
     var t = norm(contentText(ctx, tgt, { includeHidden: inc, noLabelledby: true, pseudo: true }), true);
     if (t) return t;
@@ -631,6 +712,10 @@
     if (tag === 'img' || tag === 'area' || ty === 'image') {
       var alt = attr(el, 'alt');
       if (alt && norm(alt)) return norm(alt, true);
+    }
+    if (tag === 'svg') {
+      var st = svgTitle(el);
+      if (st) return st;
     }
     var child = null;
     if (tag === 'fieldset') child = childByTag(el, 'legend');
@@ -769,7 +854,8 @@
     }
     if (tag === 'textarea' && isTextArea(el)) return call0(ta_value, el);
     if (tag === 'select' && isSelect(el)) return call0(se_value, el);
-    if (tag === 'option' && isTag(el, op_value)) return call0(op_value, el);
+    // An <option> carries no value (decision 8): it is never a displayValue
+    // candidate; its select's value is.
     if (editingHost) return trim(call0(h_innerText, el) || '');
     return undefined;
   }
@@ -965,13 +1051,15 @@
     if (role) node.role = role;
     if (name) node.name = full ? name : cut(name, NAME_MAX_UNITS);
     var text;
-    if (secure) text = '';
+    // Text under aria-hidden is not text (decision 10): such a node keeps its
+    // name, never a text.
+    if (secure || st.ariaHidden || attr(el, 'aria-hidden') === 'true') text = '';
     else if (full) {
       text = hidden ? norm(call0(n_textContent, el), false) : (h_innerText && isHTML(el) ? trim(call0(h_innerText, el) || '') : norm(call0(n_textContent, el), false));
     } else text = directText(el);
     if (text) node.text = full ? text : cut(text, TEXT_MAX_UNITS);
     var value = valueOf(el, tag, role, secure, editingHost);
-    if (value !== undefined && !(tag === 'option' && st.inSelect && !full)) node.value = full ? value : cut(value, TEXT_MAX_UNITS);
+    if (value !== undefined) node.value = full ? value : cut(value, TEXT_MAX_UNITS);
     if (el === ctx.active) {
       var sel = selectionOf(el, tag, secure, editingHost);
       if (sel) node.selection = full ? sel : cut(sel, TEXT_MAX_UNITS);
@@ -1069,7 +1157,7 @@
     else name = accName(ctx, el, tag, role);
     var hasTid = hasAttr(el, ctx.tid);
     var include = hasTid || (role && role !== 'presentation' && role !== 'none') || !!name;
-    var hasText = !!directText(el);
+    var hasText = !ariaHidden && !!directText(el); // text under aria-hidden is not text
     if (hasText) include = true;
     var boxRole = false;
     if (!hidden && !role && !name && !hasText && display !== 'contents' && paintedBox(el, si, rect)) { include = true; boxRole = true; }

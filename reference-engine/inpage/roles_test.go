@@ -90,8 +90,52 @@ var roleNameCases = []nodeCase{
 		}
 	}},
 	{name: "listitem named from content", html: `<ul><li TID>Item one</li></ul>`, role: "listitem", acc: "Item one"},
-	{name: "th columnheader", html: `<table><tr><th TID>Col</th></tr></table>`, role: "columnheader", acc: "Col"},
+	// tables: HTML-AAM as Playwright computes it (decision 9)
+	{name: "th alone in a one-row table heads nothing", html: `<table><tr><th TID>Col</th></tr></table>`, check: func(t *testing.T, n *wire.SemanticNode) {
+		if str(n.Text) != "Col" {
+			t.Errorf("text %q", str(n.Text))
+		}
+	}},
+	{name: "th alone in its row of a two-row table", html: `<table><tr><th TID>Col</th></tr><tr><td>1</td></tr></table>`, role: "columnheader", acc: "Col"},
+	{name: "th first of a header row", html: `<table><tr><th TID>First</th><th>Second</th></tr><tr><td>1</td><td>2</td></tr></table>`, role: "columnheader", acc: "First"},
+	{name: "th between header cells", html: `<table><tr><th>A</th><th TID>Mid</th><th>C</th></tr></table>`, role: "columnheader", acc: "Mid"},
+	{name: "th beside a filled data cell", html: `<table><tr><th>H</th><th>H2</th></tr><tr><th TID>Row head</th><td>1</td></tr></table>`, role: "rowheader", acc: "Row head"},
+	{name: "th beside an empty data cell", html: `<table><tr><th>H</th><th>H2</th></tr><tr><th TID>Head</th><td></td></tr></table>`, role: "columnheader", acc: "Head"},
 	{name: "th scope row", html: `<table><tr><th TID scope=row>Row</th></tr></table>`, role: "rowheader", acc: "Row"},
+	{name: "th scope col beside a data cell", html: `<table><tr><th TID scope=col>Col</th><td>1</td></tr></table>`, role: "columnheader", acc: "Col"},
+	{name: "td cell", html: `<table><tr><td TID>Plain</td></tr></table>`, role: "cell", acc: "Plain"},
+	{name: "td in a grid is a gridcell", html: `<table role=grid aria-label="G"><tr><td TID>In grid</td></tr></table>`, role: "gridcell", acc: "In grid"},
+	{name: "td in a treegrid is a gridcell", html: `<table role=treegrid aria-label="T"><tbody><tr><td TID>In treegrid</td></tr></tbody></table>`, role: "gridcell", acc: "In treegrid"},
+	{name: "row of a presentation table", html: `<table role=presentation><tr TID><td>A</td></tr></table>`, role: "presentation"},
+	{name: "cell of a presentation table", html: `<table role=presentation><tbody><tr><td TID>Layout</td></tr></tbody></table>`, role: "presentation", check: func(t *testing.T, n *wire.SemanticNode) {
+		if str(n.Text) != "Layout" {
+			t.Errorf("text %q", str(n.Text))
+		}
+	}},
+	{name: "header cell of a none table", html: `<table role=none><tr><th TID>H</th><td>x</td></tr></table>`, role: "none"},
+	{name: "rowgroup of a presentation table", html: `<table role=presentation><tbody TID><tr><td>A</td></tr></tbody></table>`, role: "presentation"},
+	{name: "a cell with its own role keeps it", html: `<table role=presentation><tr><td TID role=button>Own</td></tr></table>`, role: "button", acc: "Own"},
+	{name: "cell of a nested table under a presentation table", html: `<table role=presentation><tr><td><table><tr><td TID>Inner</td></tr></table></td></tr></table>`, role: "cell", acc: "Inner"},
+	// svg: SVG-AAM and accname (decision 9)
+	{name: "svg with a title is an image", html: `<svg TID width=16 height=16><title>Close dialog</title><path d="M0 0h16v16z"/></svg>`, role: "image", acc: "Close dialog"},
+	{name: "svg labelled is an image", html: `<svg TID width=16 height=16 aria-label="Logo"><path d="M0 0h16v16z"/></svg>`, role: "image", acc: "Logo"},
+	{name: "svg without a title has no role", html: `<svg TID width=16 height=16><path d="M0 0h16v16z"/></svg>`},
+	{name: "svg with role img", html: `<svg TID role=img aria-label="Chart" width=16 height=16></svg>`, role: "image", acc: "Chart"},
+	{name: "button named by its svg's title", html: `<button TID><svg width=16 height=16><title>Close</title><path d="M0 0h16v16z"/></svg></button>`, role: "button", acc: "Close"},
+	{name: "svg title joins a name from content", html: `<a TID href="/s"><svg width=16 height=16><title>Search</title></svg> results</a>`, role: "link", acc: "Search results"},
+	{name: "aria-hidden svg adds nothing", html: `<button TID><svg aria-hidden="true" width=16 height=16><title>Icon</title></svg>Save</button>`, role: "button", acc: "Save"},
+	{name: "labelledby an svg reads its title", html: `<svg id=lbsvg width=16 height=16><title>From svg</title></svg><button TID aria-labelledby="lbsvg">x</button>`, role: "button", acc: "From svg"},
+	// aria-hidden text is not text (decision 10)
+	{name: "aria-hidden element carries no text", html: `<span TID aria-hidden="true">Decor</span>`, hidden: true, check: func(t *testing.T, n *wire.SemanticNode) {
+		if n.Text != nil {
+			t.Errorf("text %q under aria-hidden", *n.Text)
+		}
+	}},
+	{name: "text under aria-hidden is not text", html: `<div aria-hidden="true"><p TID>Hidden words</p></div>`, absent: true, check: func(t *testing.T, n *wire.SemanticNode) {
+		if n.Text != nil {
+			t.Errorf("text %q under aria-hidden", *n.Text)
+		}
+	}},
 	{name: "tr row named", html: `<table><tr TID><td>A</td><td>B</td></tr></table>`, role: "row", acc: "A B"},
 	{name: "tbody rowgroup", html: `<table><tbody TID><tr><td>A</td></tr></tbody></table>`, role: "rowgroup"},
 	{name: "output status", html: `<output TID>Done</output>`, role: "status", acc: "Done"},
@@ -246,6 +290,9 @@ func TestRoleNameTable(t *testing.T) {
 					}
 					if c.absent {
 						isState(t, n, "hidden", true)
+						if c.check != nil {
+							c.check(t, n)
+						}
 						return
 					}
 				} else {
@@ -294,7 +341,15 @@ func TestSelectOptions(t *testing.T) {
 	b.WriteString(`</select>`)
 	tb := newTab(t, true)
 	tb.openHTML(page_("Sel", b.String()))
-	res := tb.read(ReadArgs{Mode: ModeTree, Budget: 3000})
+	// An <option> carries no value in either mode (decision 8): only its
+	// select is a displayValue candidate.
+	full := tb.read(ReadArgs{Mode: ModeFull, Budget: 3000})
+	for _, o := range byTestID(&full.Root, "s").Children {
+		if o.Value != nil {
+			t.Errorf("full read: option %s carries value %q", str(o.Name), *o.Value)
+		}
+	}
+	res := tb.read(ReadArgs{Mode: ModeTree, Budget: 3000, NextID: full.NextID})
 	s := byTestID(&res.Root, "s")
 	if s == nil {
 		t.Fatal("no select")
