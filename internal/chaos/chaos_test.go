@@ -73,7 +73,8 @@ func runProc(t *testing.T, ctx context.Context, tmp string, argv ...string) run 
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &out, max: 1 << 20}, &limitedBuffer{b: &out, max: 1 << 20}
+	lb := &limitedBuffer{b: &out, max: 1 << 20} // one writer for both: one lock over out
+	cmd.Stdout, cmd.Stderr = lb, lb
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish within its bound: %v\n%s", filepath.Base(argv[0]), ctx.Err(), clip(out.String()))
