@@ -130,6 +130,21 @@ func launch(root context.Context, o Options, dir *chromium.Dir) (*browser, error
 	if err := checkExecutable(&o); err != nil {
 		return nil, err
 	}
+	// A start can fail for a passing reason on a loaded machine (Chromium
+	// exiting before it printed its DevTools address): one more try, in a
+	// fresh instance directory, before the failure is the caller's.
+	b, err := launchOnce(root, o, dir)
+	if err != nil && root.Err() == nil {
+		if o.Logger != nil {
+			o.Logger.Warn("chromium did not start; trying once more", "error", err)
+		}
+		b, err = launchOnce(root, o, dir)
+	}
+	return b, err
+}
+
+// launchOnce is one try of launch.
+func launchOnce(root context.Context, o Options, dir *chromium.Dir) (*browser, error) {
 	in, err := dir.NewInstance()
 	if err != nil {
 		return nil, engineerr.Infrastructure("%v", err)
