@@ -5,15 +5,13 @@ package webengine
 import (
 	"context"
 	"errors"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/e2e-conform/toolkit/internal/procs"
 	"github.com/e2e-conform/toolkit/protocol/server"
 )
 
@@ -22,18 +20,14 @@ import (
 // engine aims at timeoutMs less up to 200 ms; the suite allows 2000 ms.
 const disposeMargin = 1000 * time.Millisecond
 
-// procState is the state letter of /proc/<pid>/stat ("" when pid is gone).
+// procState is the state letter of pid's /proc/<pid>/stat ("" when pid
+// is gone).
 func procState(pid int) string {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	p, ok := procs.Read(pid)
+	if !ok {
 		return ""
 	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return ""
-	}
-	return s[i+2 : i+3]
+	return string(p.State)
 }
 
 // TestDisposeKillsAStoppedChromium: lifecycle/dispose is bounded by its

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/e2e-conform/toolkit/internal/procs"
 )
 
 // slow selects the slow cases too (make chaos); make test runs the fast
@@ -134,12 +136,8 @@ func alive(t *testing.T, dir string) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue // gone
-		}
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
+		if p, ok := procs.Read(pid); !ok || p.Zombie() {
+			continue // gone, or exited and waiting to be reaped
 		}
 		out = append(out, pid)
 	}
