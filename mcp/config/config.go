@@ -69,6 +69,61 @@ type Config struct {
 	// MaxObservationBytes is the observation byte limit of every listing
 	// (0: the host's default).
 	MaxObservationBytes int `json:"maxObservationBytes,omitempty"`
+	// Trace is the trace mode of the config's attempts; "" is the default
+	// of the environment (see TraceMode.Default).
+	Trace TraceMode `json:"trace,omitempty"`
+}
+
+// TraceMode says which attempts keep a trace (spec mcp.md §3.8): one of
+// the Trace* constants.
+type TraceMode string
+
+// Trace modes. A retry mode records on retries only; the retain modes
+// record and keep the trace of a failed attempt only.
+const (
+	TraceOff                  TraceMode = "off"
+	TraceOn                   TraceMode = "on"
+	TraceRetainOnFailure      TraceMode = "retain-on-failure"
+	TraceOnFirstRetry         TraceMode = "on-first-retry"
+	TraceOnAllRetries         TraceMode = "on-all-retries"
+	TraceRetainOnFirstFailure TraceMode = "retain-on-first-failure"
+)
+
+// DefaultTrace is the trace mode of a config that sets none: on locally,
+// on-first-retry under CI (getenv("CI") set to anything but "", "0" or
+// "false").
+func DefaultTrace(getenv func(string) string) TraceMode {
+	switch strings.ToLower(getenv("CI")) {
+	case "", "0", "false":
+		return TraceOn
+	}
+	return TraceOnFirstRetry
+}
+
+// Records reports whether an attempt under mode m records a trace: a
+// retry mode records only on a retry, the other modes except off on every
+// attempt.
+func (m TraceMode) Records(retry bool) bool {
+	switch m {
+	case TraceOn, TraceRetainOnFailure, TraceRetainOnFirstFailure:
+		return true
+	case TraceOnFirstRetry, TraceOnAllRetries:
+		return retry
+	}
+	return false
+}
+
+// Keeps reports whether the trace an attempt under mode m recorded is kept
+// once the attempt closed: always under on and the retry modes (which
+// record retries only), only after a failure under the retain modes.
+func (m TraceMode) Keeps(passed bool) bool {
+	switch m {
+	case TraceOn, TraceOnFirstRetry, TraceOnAllRetries:
+		return true
+	case TraceRetainOnFailure, TraceRetainOnFirstFailure:
+		return !passed
+	}
+	return false
 }
 
 // Target is one configured target.

@@ -26,6 +26,8 @@ func TestParse(t *testing.T) {
 		{name: "bad engine", doc: `{"targets":[{"name":"w","engine":{"builtin":"web","command":"x"}}]}`, code: CodeInvalid, msg: "/targets/0/engine"},
 		{name: "secret without source", doc: `{"targets":[],"secrets":{"a":{"purpose":"password"}}}`, code: CodeInvalid, msg: "/secrets/a"},
 		{name: "duplicate target", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"}},{"name":"a","engine":{"builtin":"web"}}]}`, code: CodeInvalid, msg: "/targets/1/name"},
+		{name: "trace", doc: `{"targets":[],"trace":"retain-on-failure"}`},
+		{name: "bad trace", doc: `{"targets":[],"trace":"sometimes"}`, code: CodeInvalid, msg: "/trace"},
 		{name: "readyUrl without command", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"readyUrl":"http://x"}}]}`, code: CodeInvalid, msg: "/targets/0/app"},
 	}
 	for _, tt := range tests {
@@ -172,5 +174,46 @@ func TestLoadBounded(t *testing.T) {
 	var ce *Error
 	if _, err := l.Load(p); !errors.As(err, &ce) || ce.Code != CodeLoadFailed || !strings.Contains(ce.Message, "larger than") {
 		t.Fatalf("Load of a large file: %v", err)
+	}
+}
+
+func TestTraceModes(t *testing.T) {
+	tests := []struct {
+		mode          TraceMode
+		first, retry  bool // records on a first attempt, on a retry
+		passed, faild bool // keeps what it recorded after a pass, a failure
+	}{
+		{mode: TraceOff},
+		{mode: TraceOn, first: true, retry: true, passed: true, faild: true},
+		{mode: TraceRetainOnFailure, first: true, retry: true, faild: true},
+		{mode: TraceRetainOnFirstFailure, first: true, retry: true, faild: true},
+		{mode: TraceOnFirstRetry, retry: true, passed: true, faild: true},
+		{mode: TraceOnAllRetries, retry: true, passed: true, faild: true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			if got := tt.mode.Records(false); got != tt.first {
+				t.Errorf("Records(first attempt) = %v", got)
+			}
+			if got := tt.mode.Records(true); got != tt.retry {
+				t.Errorf("Records(retry) = %v", got)
+			}
+			if got := tt.mode.Keeps(true); got != tt.passed {
+				t.Errorf("Keeps(passed) = %v", got)
+			}
+			if got := tt.mode.Keeps(false); got != tt.faild {
+				t.Errorf("Keeps(failed) = %v", got)
+			}
+		})
+	}
+	for ci, want := range map[string]TraceMode{"": TraceOn, "0": TraceOn, "false": TraceOn, "true": TraceOnFirstRetry, "1": TraceOnFirstRetry} {
+		if got := DefaultTrace(func(k string) string {
+			if k == "CI" {
+				return ci
+			}
+			return ""
+		}); got != want {
+			t.Errorf("CI=%q: default %s, want %s", ci, got, want)
+		}
 	}
 }

@@ -96,12 +96,16 @@ type Options struct {
 	// ObservationBytes is the observation byte limit of a session whose
 	// config sets no maxObservationBytes (default screen.DefaultMaxBytes).
 	ObservationBytes int
+	// Clock runs the session timers (idle timeout, TTL) and dates what the
+	// host records; default the wall clock.
+	Clock Clock
 }
 
 // Host holds the sessions of one MCP server process.
 type Host struct {
 	opts   Options
 	log    *slog.Logger
+	clock  Clock
 	red    *redact.Redactor
 	loader *config.Loader
 	apps   *apps.Pool
@@ -120,6 +124,8 @@ type Host struct {
 	calls    int // tool calls in flight
 	opening  sync.WaitGroup
 	openCanc map[string]context.CancelFunc
+	// logged holds the keys of the lines logOnce wrote.
+	logged map[string]bool
 }
 
 // New returns a Host.
@@ -155,6 +161,9 @@ func New(opts Options) (*Host, error) {
 	if opts.CleanupBudget == 0 {
 		opts.CleanupBudget = defaultCleanupBudget
 	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	pool := apps.NewPool()
 	if opts.AppReadyTimeout > 0 {
 		pool.ReadyTimeout = opts.AppReadyTimeout
@@ -163,9 +172,21 @@ func New(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{opts: opts, log: opts.Logger, red: opts.Redactor, loader: l, apps: pool,
+	return &Host{opts: opts, log: opts.Logger, clock: opts.Clock, red: opts.Redactor, loader: l, apps: pool,
 		sessions: map[string]*Session{}, ended: map[string]string{}, openCanc: map[string]context.CancelFunc{},
-		engClaim: map[string]string{}}, nil
+		engClaim: map[string]string{}, logged: map[string]bool{}}, nil
+}
+
+// logOnce logs msg at info level the first time key is seen in the host's
+// life.
+func (h *Host) logOnce(key, msg string) {
+	h.mu.Lock()
+	seen := h.logged[key]
+	h.logged[key] = true
+	h.mu.Unlock()
+	if !seen {
+		h.log.Info(msg)
+	}
 }
 
 // Redactor returns the host's redactor.
@@ -192,11 +213,11 @@ type EngineArg struct {
 	Args    []string
 }
 
-// newID returns a UUIDv7.
-func newID() string {
+// newID returns a UUIDv7 dated now.
+func newID(now time.Time) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	ms := uint64(time.Now().UnixMilli())
+	ms := uint64(now.UnixMilli())
 	for i := 0; i < 6; i++ {
 		b[i] = byte(ms >> (40 - 8*i))
 	}
@@ -246,7 +267,7 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 			return "", err
 		}
 	}
-	id := newID()
+	id := newID(h.clock.Now())
 	s := &Session{h: h, id: id, state: stateOpening, cfgPath: cfgPath, ended: make(chan struct{}), step: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -300,7 +321,7 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 	s.state = stateLive
 	h.mu.Unlock()
 	s.touch()
-	s.ttl = time.AfterFunc(h.opts.TTL, func() {
+	s.ttl = h.clock.AfterFunc(h.opts.TTL, func() {
 		h.closeSession(s, fmt.Sprintf("the session exceeded its %s limit", human(h.opts.TTL)))
 	})
 	h.log.Info("session opened", "session", id, "target", s.target)

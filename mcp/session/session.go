@@ -59,8 +59,12 @@ type Session struct {
 	stepCancel context.CancelCauseFunc
 
 	idleMu sync.Mutex
-	idle   *time.Timer
-	ttl    *time.Timer
+	idle   Timer
+	ttl    Timer
+
+	// trace records the attempt's trace under traceMode (spec §3.8).
+	trace     tracer
+	traceMode config.TraceMode
 
 	// step holds the session's step: a tool call holds it while it runs,
 	// so calls run one at a time; close takes it for good.
@@ -105,7 +109,7 @@ func (s *Session) touch() {
 		s.idle.Stop()
 	}
 	h := s.h
-	s.idle = time.AfterFunc(h.opts.IdleTimeout, func() {
+	s.idle = h.clock.AfterFunc(h.opts.IdleTimeout, func() {
 		h.closeSession(s, "idle for "+human(h.opts.IdleTimeout))
 	})
 }
@@ -232,6 +236,12 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 					h.red.Add(name, v)
 				}
 			},
+			Screen: func(_ string, snap *wire.EngineSnapshot) {
+				s.trace.add(traceRecord{Kind: traceScreen, Source: "engine", Text: screen.New(snap, "", s.screenOptions()).Full()})
+			},
+			Navigation: func(_, line string) {
+				s.trace.add(traceRecord{Kind: traceNavigation, Text: h.red.String(line)})
+			},
 		},
 	})
 	if err != nil {
@@ -251,7 +261,11 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 			return "", err
 		}
 	}
-	if err := conn.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: s.attempt, ArtifactsDir: s.artDir}); err != nil {
+	screens, err := s.startTrace()
+	if err != nil {
+		return "", errf(CodeEngineFailure, "%v", err)
+	}
+	if err := conn.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: s.attempt, ArtifactsDir: s.artDir, Screens: screens}); err != nil {
 		return "", err
 	}
 	s.stepCtx, s.stepCancel = context.WithCancelCause(context.Background())
@@ -341,6 +355,7 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 	}
 	s.rev++
 	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), s.screenOptions())
+	s.trace.add(traceRecord{Kind: traceScreen, Source: "observe", Revision: scr.Revision, Text: scr.Full()})
 	return scr, nil
 }
 
@@ -391,6 +406,7 @@ func (s *Session) teardown(ctx context.Context) []string {
 		}
 		ms := budget.Milliseconds()
 		cleanup("endAttempt", func() error { return s.conn.EndAttempt(ctx, ms) })
+		lines = append(lines, s.endTrace()...)
 		if s.manifest.Lists(wire.MethodDispose) {
 			// Dispose runs even when endAttempt used up the budget: it is
 			// what stops the engine's browser or device.

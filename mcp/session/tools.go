@@ -63,6 +63,7 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	if step != nil {
 		step(StepRun, s.id, tool)
 	}
+	s.trace.add(traceRecord{Kind: traceCall, Tool: tool})
 	mcpCtx := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -730,7 +731,7 @@ func (s *Session) startRecording(ctx context.Context, name string) (*Result, err
 		return nil, err
 	}
 	s.recCount++
-	s.rec = &recording{n: s.recCount, name: name, started: time.Now()}
+	s.rec = &recording{n: s.recCount, name: name, started: s.h.clock.Now()}
 	return textResult(label(s.rec.n, name) + " started. Act as usual; stop_recording saves the video, and close_session saves one still running."), nil
 }
 
@@ -747,7 +748,7 @@ func (s *Session) stopRecording(ctx context.Context) []string {
 	if err != nil {
 		return []string{"The running recording could not be saved: " + Text(err)}
 	}
-	lines := []string{fmt.Sprintf("%s stopped after %.1f s.", head, time.Since(r.started).Seconds())}
+	lines := []string{fmt.Sprintf("%s stopped after %.1f s.", head, s.h.clock.Now().Sub(r.started).Seconds())}
 	if len(segs) == 0 {
 		return append(lines, "The engine wrote no video: nothing was shown while it ran.")
 	}
