@@ -19,22 +19,9 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
-
-// Codes of the errors this package returns.
-const (
-	CodeUnknownTool           = "UNKNOWN_TOOL"
-	CodeUnsupportedCapability = "UNSUPPORTED_CAPABILITY"
-	CodeInvalidArgument       = "INVALID_ARGUMENT"
-)
-
-// Error is a refused catalog call.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Grammar lists the grammar verbs in catalog order (spec §3.1); a name in
 // it that a session lacks is UNSUPPORTED_CAPABILITY rather than
@@ -293,9 +280,9 @@ func (c *Catalog) Lookup(name string) (*Tool, error) {
 		return t, nil
 	}
 	if IsGrammar(name) || name == "dismiss_keyboard" {
-		return nil, &Error{Code: CodeUnsupportedCapability, Message: fmt.Sprintf("tool %q is not available in this session: the engine of target %q declares no such action; tools lists what it can do", name, c.target)}
+		return nil, &mcperr.Error{Code: mcperr.UnsupportedCapability, Message: fmt.Sprintf("tool %q is not available in this session: the engine of target %q declares no such action; tools lists what it can do", name, c.target)}
 	}
-	return nil, &Error{Code: CodeUnknownTool, Message: fmt.Sprintf("tool %q is not available in this session; tools: %s", name, strings.Join(c.Names(), ", "))}
+	return nil, &mcperr.Error{Code: mcperr.UnknownTool, Message: fmt.Sprintf("tool %q is not available in this session; tools: %s", name, strings.Join(c.Names(), ", "))}
 }
 
 // Validate checks args (nil is {}) against the tool's closed schema and
@@ -326,7 +313,7 @@ func (t *Tool) Validate(args json.RawMessage) (map[string]any, error) {
 }
 
 func (t *Tool) invalid(cl []string) error {
-	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("call %s: %s; tools {tool: %q} shows its arguments", t.Name, strings.Join(cl, "; "), t.Name)}
+	return &mcperr.Error{Code: mcperr.InvalidArgument, Message: fmt.Sprintf("call %s: %s; tools {tool: %q} shows its arguments", t.Name, strings.Join(cl, "; "), t.Name)}
 }
 
 func clauses(ve *jsonschema.ValidationError) []string {

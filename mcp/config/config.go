@@ -23,6 +23,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // FileName is the configuration file discovered from the working directory.
@@ -31,31 +33,11 @@ const FileName = "e2e.config.json"
 // DefaultOutput is the output directory when the config names none.
 const DefaultOutput = ".e2e"
 
-// Codes of the errors this package returns (spec mcp.md §5).
-const (
-	CodeNotFound          = "CONFIG_NOT_FOUND"
-	CodeLoadFailed        = "CONFIG_LOAD_FAILED"
-	CodeInvalid           = "INVALID_CONFIG"
-	CodeSecretUnavailable = "SECRET_UNAVAILABLE"
-)
-
 //go:embed e2e.config.schema.json
 var schemaJSON []byte
 
 // Schema returns the embedded JSON Schema of e2e.config.json.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
-
-// Error is a configuration failure with its code.
-type Error struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
 
 // Config is a loaded configuration.
 type Config struct {
@@ -218,7 +200,7 @@ func Discover(dir string) (string, error) {
 		}
 		d = parent
 	}
-	return "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s found from %s upward to the repository root", FileName, dir), Err: os.ErrNotExist}
+	return "", &mcperr.Error{Code: mcperr.ConfigNotFound, Message: fmt.Sprintf("no %s found from %s upward to the repository root", FileName, dir), Err: os.ErrNotExist}
 }
 
 // Locate resolves the config path without reading it: path (relative to
@@ -233,7 +215,7 @@ func Locate(cwd, path string) (string, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: os.ErrNotExist}
+		return "", &mcperr.Error{Code: mcperr.ConfigNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: os.ErrNotExist}
 	}
 	return filepath.Clean(path), nil
 }
@@ -249,21 +231,21 @@ func (l *Loader) Load(path string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: err}
+			return nil, &mcperr.Error{Code: mcperr.ConfigNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: err}
 		}
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
 	}
 	if len(b) > MaxFileBytes {
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("%s: larger than %d bytes; a config file is smaller", path, MaxFileBytes)}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: fmt.Sprintf("%s: larger than %d bytes; a config file is smaller", path, MaxFileBytes)}
 	}
 	cfg, err := l.Parse(b)
 	if err != nil {
-		var ce *Error
+		var ce *mcperr.Error
 		if errors.As(err, &ce) {
 			ce.Message = path + ": " + ce.Message
 		}
@@ -324,27 +306,27 @@ func checkJSON(b []byte) error {
 // values from the document.
 func (l *Loader) Parse(b []byte) (*Config, error) {
 	if err := checkJSON(b); err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: err.Error()}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: err.Error()}
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: "not valid JSON"}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: "not valid JSON"}
 	}
 	if err := l.schema.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &Error{Code: CodeInvalid, Message: describe(ve)}
+			return nil, &mcperr.Error{Code: mcperr.InvalidConfig, Message: describe(ve)}
 		}
-		return nil, &Error{Code: CodeInvalid, Message: "does not match the config schema"}
+		return nil, &mcperr.Error{Code: mcperr.InvalidConfig, Message: "does not match the config schema"}
 	}
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: "does not decode as a config"}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: "does not decode as a config"}
 	}
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
 		if seen[t.Name] {
-			return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("/targets/%d/name: the name of an earlier target", i)}
+			return nil, &mcperr.Error{Code: mcperr.InvalidConfig, Message: fmt.Sprintf("/targets/%d/name: the name of an earlier target", i)}
 		}
 		seen[t.Name] = true
 	}
@@ -443,7 +425,7 @@ func ResolveSecret(root, name string, s Secret, getenv func(string) string) (val
 		return "", false, nil
 	}
 	if utf8.RuneCountInString(value) < 6 {
-		return "", false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("secret %q has a value shorter than 6 characters", name)}
+		return "", false, &mcperr.Error{Code: mcperr.InvalidConfig, Message: fmt.Sprintf("secret %q has a value shorter than 6 characters", name)}
 	}
 	return value, true, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/e2e-conform/toolkit/mcp/guide"
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 	"github.com/e2e-conform/toolkit/mcp/session"
 )
 
@@ -92,7 +93,7 @@ func New(o Options) *mcp.Server {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: red.String(t)}}}
 	}
 	fail := func(err error) *mcp.CallToolResult {
-		r := text(session.Text(err))
+		r := text(mcperr.Text(err))
 		r.IsError = true
 		return r
 	}
@@ -118,7 +119,7 @@ func New(o Options) *mcp.Server {
 			}
 			if in.App != nil {
 				if req.Engine == nil {
-					return fail(&session.Error{Code: session.CodeInvalidArgument, Message: "app is the zero-config form: pass engine too (\"web\" or {command, args})"}), nil, nil
+					return fail(mcperr.New(mcperr.InvalidArgument, "app is the zero-config form: pass engine too (\"web\" or {command, args})")), nil, nil
 				}
 				req.AppURL = in.App.URL
 			}

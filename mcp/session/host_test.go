@@ -25,6 +25,8 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/server"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -308,7 +310,7 @@ func TestAdmission(t *testing.T) {
 				slots[i] = id + ` on "web"`
 			}
 			want := "SESSION_OPEN: no session slot is free (e2e mcp --max-sessions " + string(rune('0'+max)) + "): " + strings.Join(slots, ", ") + "; close_session one first"
-			if err == nil || Text(err) != want {
+			if err == nil || mcperr.Text(err) != want {
 				t.Fatalf("open past the slots: %v\nwant %s", err, want)
 			}
 			if _, err := th.Close(context.Background(), ids[0]); err != nil {
@@ -376,7 +378,7 @@ func TestSessionTimers(t *testing.T) {
 				t.Errorf("%d warning lines for the end:\n%s", n, th.logs)
 			}
 			_, err := th.Call(context.Background(), id, "observe", nil)
-			if want := `NO_SESSION: session "` + id + `" ended: ` + tt.reason + `; call open_session for a new one`; err == nil || Text(err) != want {
+			if want := `NO_SESSION: session "` + id + `" ended: ` + tt.reason + `; call open_session for a new one`; err == nil || mcperr.Text(err) != want {
 				t.Errorf("call after the end: %v", err)
 			}
 		})
@@ -411,7 +413,7 @@ func TestCloseAll(t *testing.T) {
 				t.Errorf("a warning for a drain:\n%s", th.logs)
 			}
 			_, err := th.Open(context.Background(), OpenRequest{Engine: &EngineArg{Builtin: "web"}})
-			if err == nil || Text(err) != "SESSION_OPEN: the server is shutting down; no session can open" {
+			if err == nil || mcperr.Text(err) != "SESSION_OPEN: the server is shutting down; no session can open" {
 				t.Errorf("open after the drain: %v", err)
 			}
 			if len(th.Live()) != 0 {
@@ -448,8 +450,8 @@ func TestCloseAllCancelsOpens(t *testing.T) {
 	th.CloseAll(ReasonShutdown)
 	select {
 	case err := <-errc:
-		var he *Error
-		if !errors.As(err, &he) || he.Code != CodeCancelled || !strings.HasSuffix(he.Message, " was cancelled") {
+		var he *mcperr.Error
+		if !errors.As(err, &he) || he.Code != mcperr.Cancelled || !strings.HasSuffix(he.Message, " was cancelled") {
 			t.Fatalf("open: %v", err)
 		}
 	default:

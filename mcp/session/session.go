@@ -19,6 +19,8 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 type state int
@@ -171,7 +173,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	if tgt.App.URL != "" {
 		u, err := policy.ResolveURL(tgt.App.URL, "")
 		if err != nil {
-			return "", errf("INVALID_APP_URL", "target %q: app url %q: %v", tgt.Name, tgt.App.URL, err)
+			return "", mcperr.New(mcperr.InvalidAppURL, "target %q: app url %q: %v", tgt.Name, tgt.App.URL, err)
 		}
 		s.appURL = u
 	}
@@ -191,7 +193,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	s.attempt = "session-" + s.id
 	s.artDir = filepath.Join(s.output, "artifacts", s.target, "sessions", s.id)
 	if err := os.MkdirAll(s.artDir, 0o755); err != nil {
-		return "", errf(CodeEngineFailure, "create the artifact directory: %v", err)
+		return "", mcperr.New(mcperr.EngineFailure, "create the artifact directory: %v", err)
 	}
 	// The app command, shared between sessions.
 	if tgt.App.Command != "" {
@@ -201,7 +203,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 		}
 		logf, err := os.OpenFile(filepath.Join(s.artDir, "command.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return "", errf(CodeEngineFailure, "open the app command log: %v", err)
+			return "", mcperr.New(mcperr.EngineFailure, "open the app command log: %v", err)
 		}
 		defer logf.Close()
 		lease, err := h.apps.Acquire(ctx, apps.Spec{Command: tgt.App.Command, Args: tgt.App.Args, Env: tgt.App.Env, Dir: dir, ReadyURL: tgt.App.ReadyURL, Log: logf})
@@ -263,14 +265,14 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	}
 	screens, err := s.startTrace()
 	if err != nil {
-		return "", errf(CodeEngineFailure, "%v", err)
+		return "", mcperr.New(mcperr.EngineFailure, "%v", err)
 	}
 	if err := conn.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: s.attempt, ArtifactsDir: s.artDir, Screens: screens}); err != nil {
 		return "", err
 	}
 	s.stepCtx, s.stepCancel = context.WithCancelCause(context.Background())
 	if s.cat, err = catalog.New(s.manifest, catalog.Options{Target: s.target, Secrets: secretList(s.cfg)}); err != nil {
-		return "", errf(CodeEngineFailure, "%v", err)
+		return "", mcperr.New(mcperr.EngineFailure, "%v", err)
 	}
 	// First screen.
 	var first string
@@ -279,8 +281,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
-			_, m := CodeOf(err)
-			first = fmt.Sprintf("Opening %s failed: %s\nUse navigate once the app is reachable.\n\n", s.appURL, m)
+			first = fmt.Sprintf("Opening %s failed: %s\nUse navigate once the app is reachable.\n\n", s.appURL, mcperr.Of(err).Message)
 		}
 	}
 	scr, err := s.observe(ctx, false)
@@ -393,11 +394,11 @@ func (s *Session) teardown(ctx context.Context) []string {
 		err := f()
 		switch {
 		case ctx.Err() != nil && err == nil:
-			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s overran the %s cleanup budget: the engine answered after %.1f s", CodeCleanupTimeout, step, budget, time.Since(start).Seconds()))
+			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s overran the %s cleanup budget: the engine answered after %.1f s", mcperr.CleanupTimeout, step, budget, time.Since(start).Seconds()))
 		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s did not finish within the %s cleanup budget: %s", CodeCleanupTimeout, step, budget, Text(err)))
+			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s did not finish within the %s cleanup budget: %s", mcperr.CleanupTimeout, step, budget, mcperr.Text(err)))
 		case err != nil:
-			lines = append(lines, "Cleanup: "+Text(err))
+			lines = append(lines, "Cleanup: "+mcperr.Text(err))
 		}
 	}
 	if s.conn != nil {
@@ -414,7 +415,7 @@ func (s *Session) teardown(ctx context.Context) []string {
 		}
 		// Closing the connection ends an engine that did not dispose.
 		if err := s.conn.Close(5 * time.Second); err != nil {
-			lines = append(lines, "Cleanup: "+Text(err))
+			lines = append(lines, "Cleanup: "+mcperr.Text(err))
 		}
 	}
 	if s.stepCancel != nil {

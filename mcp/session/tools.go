@@ -20,6 +20,8 @@ import (
 	"github.com/e2e-conform/toolkit/mcp/screen"
 	"github.com/e2e-conform/toolkit/protocol/locate"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // MaxImageSide is the longest side of an image given to the agent.
@@ -43,19 +45,19 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 		select {
 		case s.step <- struct{}{}:
 		case <-ctx.Done():
-			return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+			return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
 		case <-s.stepCtx.Done():
 			return nil, context.Cause(s.stepCtx)
 		}
 	case <-ctx.Done():
-		return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
 	case <-s.stepCtx.Done():
 		return nil, context.Cause(s.stepCtx)
 	}
 	defer func() { <-s.step }()
 	// Both may have ended while the step was free: never run then.
 	if ctx.Err() != nil {
-		return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
 	}
 	if s.stepCtx.Err() != nil {
 		return nil, context.Cause(s.stepCtx)
@@ -71,7 +73,7 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	defer stop()
 	res, err := s.dispatch(ctx, tool, a)
 	if mcpCtx.Err() != nil && s.stepCtx.Err() == nil {
-		return nil, errf(CodeCancelled, "call %s was cancelled while it ran; its engine operation was aborted through its signal", tool)
+		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it ran; its engine operation was aborted through its signal", tool)
 	}
 	if err != nil {
 		return nil, err
@@ -161,7 +163,7 @@ func (s *Session) ref(id string) (wire.NodeRef, error) {
 		if s.scr != nil {
 			rev = s.scr.Revision
 		}
-		return wire.NodeRef{}, errf(CodeLocatorNotFound, "node #%s is not on the newest observation (revision %s); re-observe and use an id it lists", id, rev)
+		return wire.NodeRef{}, mcperr.New(mcperr.LocatorNotFound, "node #%s is not on the newest observation (revision %s); re-observe and use an id it lists", id, rev)
 	}
 	return wire.NodeRef{ID: id, Revision: s.scr.Revision}, nil
 }
@@ -205,7 +207,7 @@ func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
 	case "scroll_to":
 		text := str(a, "text")
 		if id == "" && text == "" {
-			return nil, errf(CodeInvalidArgument, "scroll_to takes a listed node id as target, a text to reach, or both")
+			return nil, mcperr.New(mcperr.InvalidArgument, "scroll_to takes a listed node id as target, a text to reach, or both")
 		}
 		if id != "" && m.HasAction(wire.ActionScrollIntoView) {
 			return node(wire.ActionScrollIntoView, "Scrolled into view #%s.", "scroll_to #%s"), nil
@@ -223,7 +225,7 @@ func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
 				do: s.perform(id, wire.LocatorAction{Kind: wire.ActionFill, Value: value})}, nil
 		}
 		if !keyboard {
-			return nil, errf(CodeInvalidArgument, "call type: target: required; tools {tool: \"type\"} shows its arguments")
+			return nil, mcperr.New(mcperr.InvalidArgument, "call type: target: required; tools {tool: \"type\"} shows its arguments")
 		}
 		replace := boolArg(a, "replace", false)
 		return &action{lead: "Typed into the focused field.", attempt: "type into the focused field", expect: true,
@@ -232,7 +234,7 @@ func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
 		key := str(a, "key")
 		k, err := wire.ParseKey(key)
 		if err != nil {
-			return nil, errf(CodeInvalidArgument, "call press: key: %v; tools {tool: \"press\"} shows its arguments", err)
+			return nil, mcperr.New(mcperr.InvalidArgument, "call press: key: %v; tools {tool: \"press\"} shows its arguments", err)
 		}
 		times := intArg(a, "times", 1)
 		expect := !focusOnly(k)
@@ -253,7 +255,7 @@ func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
 				}}, nil
 		}
 		if !keyboard {
-			return nil, errf(CodeInvalidArgument, "call press: target: required; tools {tool: \"press\"} shows its arguments")
+			return nil, mcperr.New(mcperr.InvalidArgument, "call press: target: required; tools {tool: \"press\"} shows its arguments")
 		}
 		lead := fmt.Sprintf("Pressed %s on the focused field.", key)
 		if times > 1 {
@@ -359,7 +361,7 @@ func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
 			attempt: fmt.Sprintf("type_secret %q into #%s", name, id), expect: true,
 			do: func(ctx context.Context) error { return s.fillSecret(ctx, id, name) }}, nil
 	}
-	return nil, errf(CodeUnsupported, "tool %q has no implementation", tool)
+	return nil, mcperr.New(mcperr.UnsupportedCapability, "tool %q has no implementation", tool)
 }
 
 // focusOnly reports keys that move focus without a visible change.
@@ -375,7 +377,7 @@ func focusOnly(k wire.Key) bool {
 func (s *Session) fillSecret(ctx context.Context, id, name string) error {
 	sec, declared := s.cfg.Secrets[name]
 	if !declared {
-		return errf(CodePolicyDenied, "secret %q is not configured; configured: %s", name, strings.Join(s.cfg.SecretNames(), ", "))
+		return mcperr.New(mcperr.PolicyDenied, "secret %q is not configured; configured: %s", name, strings.Join(s.cfg.SecretNames(), ", "))
 	}
 	r, err := s.ref(id)
 	if err != nil {
@@ -387,21 +389,21 @@ func (s *Session) fillSecret(ctx context.Context, id, name string) error {
 		role = *n.Role
 	}
 	if role != "textbox" && role != "searchbox" && role != "combobox" {
-		return errf(CodePolicyDenied, "#%s is not an editable input (role %q); secrets fill only textboxes, searchboxes and comboboxes", id, role)
+		return mcperr.New(mcperr.PolicyDenied, "#%s is not an editable input (role %q); secrets fill only textboxes, searchboxes and comboboxes", id, role)
 	}
 	if n.State("disabled") {
-		return errf(CodePolicyDenied, "#%s is disabled", id)
+		return mcperr.New(mcperr.PolicyDenied, "#%s is disabled", id)
 	}
 	isPassword := n.InputPurpose == "password" || n.State("secure")
 	if sec.PurposeOrDefault() == "password" && !isPassword {
-		return errf(CodePolicyDenied, "secret %q is a password and #%s is not a password field", name, id)
+		return mcperr.New(mcperr.PolicyDenied, "secret %q is a password and #%s is not a password field", name, id)
 	}
 	v, ok := s.secrets[name]
 	if !ok {
 		if sec.PurposeOrDefault() == "password" && sec.Username != "" {
-			return errf(CodeCredential, "credential %q (username %q) has no password: its secret has no value (set its environment variable or file)", name, sec.Username)
+			return mcperr.New(mcperr.CredentialUnavailable, "credential %q (username %q) has no password: its secret has no value (set its environment variable or file)", name, sec.Username)
 		}
-		return errf(CodeSecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
+		return mcperr.New(mcperr.SecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
 	}
 	s.tainted = true // from here on no pixels leave the host
 	return s.conn.Perform(ctx, s.op(), r, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
@@ -436,7 +438,7 @@ func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
 		}
 		s.scr = scr
 	}
-	return errf(CodeLocatorNotFound, "no node reading %q came into view after 20 swipes %s", text, dir)
+	return mcperr.New(mcperr.LocatorNotFound, "no node reading %q came into view after 20 swipes %s", text, dir)
 }
 
 // act runs an action and builds its result: the lead and the screen update,
@@ -450,8 +452,7 @@ func (s *Session) act(ctx context.Context, tool string, act *action) (*Result, e
 	pix := s.pixelMode && !s.tainted
 	cur, oerr := s.observe(ctx, pix)
 	if err != nil {
-		code, msg := CodeOf(err)
-		text := fmt.Sprintf("%s failed: %s: %s", act.attempt, code, msg)
+		text := fmt.Sprintf("%s failed: %s", act.attempt, mcperr.Text(err))
 		if oerr == nil {
 			s.scr = cur
 			text += "\n\n" + cur.Full()
@@ -574,7 +575,7 @@ func resample(src image.Image, w, h int) *image.NRGBA {
 
 func (s *Session) screenshot(ctx context.Context) (*Result, error) {
 	if s.tainted {
-		return nil, errf(CodePixelTainted, "a secret was filled in this session, so no pixels leave the host until it ends. Work from the tree and tap listed nodes by id")
+		return nil, mcperr.New(mcperr.PixelTainted, "a secret was filled in this session, so no pixels leave the host until it ends. Work from the tree and tap listed nodes by id")
 	}
 	prev := s.scr
 	cur, err := s.observe(ctx, true)
@@ -596,7 +597,7 @@ func (s *Session) screenshot(ctx context.Context) (*Result, error) {
 // point runs a point tool on the latest screenshot's pixels.
 func (s *Session) point(ctx context.Context, tool string, a map[string]any) (*Result, error) {
 	if s.tainted {
-		return nil, errf(CodePixelTainted, "a secret was filled in this session, so %s cannot act on screenshot pixels; act on a listed node by id", tool)
+		return nil, mcperr.New(mcperr.PixelTainted, "a secret was filled in this session, so %s cannot act on screenshot pixels; act on a listed node by id", tool)
 	}
 	if s.shot == nil {
 		return textResult(fmt.Sprintf("No screenshot has been taken in this step: %s coordinates are pixels of the latest screenshot. Call screenshot first, or act on a listed node by id.", tool)), nil
@@ -633,7 +634,7 @@ func (s *Session) point(ctx context.Context, tool string, a map[string]any) (*Re
 	pk := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionTap, "press_at": wire.ActionTap}[tool]
 	if pk == "" || !s.manifest.Lists(wire.MethodPerformAt) || !s.manifest.HasPointerAction(pk) {
 		act.do = func(context.Context) error {
-			return errf(CodeActionFailed, "nothing listed at %s: %s needs a control the screen lists", where, tool)
+			return mcperr.New(mcperr.ActionFailed, "nothing listed at %s: %s needs a control the screen lists", where, tool)
 		}
 		return s.act(ctx, tool, act)
 	}
@@ -687,10 +688,10 @@ func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error)
 		}
 	}
 	if n != 1 {
-		return nil, errf(CodeInvalidArgument, "locate needs exactly one of role, text, label, placeholder, or testId")
+		return nil, mcperr.New(mcperr.InvalidArgument, "locate needs exactly one of role, text, label, placeholder, or testId")
 	}
 	if q.Name != "" && q.Role == "" {
-		return nil, errf(CodeInvalidArgument, "name only narrows a role query")
+		return nil, mcperr.New(mcperr.InvalidArgument, "name only narrows a role query")
 	}
 	expr := q.Expression()
 	var nodes []wire.SemanticNode
@@ -746,7 +747,7 @@ func (s *Session) stopRecording(ctx context.Context) []string {
 	}
 	segs, err := s.conn.StopVideo(ctx, s.op())
 	if err != nil {
-		return []string{"The running recording could not be saved: " + Text(err)}
+		return []string{"The running recording could not be saved: " + mcperr.Text(err)}
 	}
 	lines := []string{fmt.Sprintf("%s stopped after %.1f s.", head, s.h.clock.Now().Sub(r.started).Seconds())}
 	if len(segs) == 0 {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/e2e-conform/toolkit/mcp/config"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // TraceFile is the name of a session's trace in its artifact directory
@@ -146,7 +148,7 @@ func (s *Session) startTrace() (bool, error) {
 func (s *Session) endTrace() []string {
 	path, err := s.trace.finish(s.traceMode.Keeps(true))
 	if err != nil {
-		return []string{"Cleanup: " + Text(err)}
+		return []string{"Cleanup: " + mcperr.Text(err)}
 	}
 	if path != "" {
 		s.h.log.Info("session trace saved", "session", s.id, "path", path)
