@@ -478,13 +478,12 @@ func (h *Host) Call(ctx context.Context, id, tool string, args json.RawMessage) 
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
-	a, err := t.Validate(args)
-	if err != nil {
+	if _, err := t.Validate(args); err != nil {
 		return nil, err
 	}
 	h.inflight(1)
 	defer h.inflight(-1)
-	res, err := s.run(ctx, t.Name, a)
+	res, err := s.run(ctx, t, args)
 	if err != nil && ctx.Err() != nil {
 		if me := mcperr.Of(err); me.Code == mcperr.Cancelled {
 			h.log.Info(fmt.Sprintf("session %s: %s", s.id, me.Message))

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -428,25 +427,7 @@ func (s *Session) teardown(ctx context.Context) []string {
 }
 
 // Result is the outcome of a catalog tool.
-type Result struct {
-	Text    string
-	Images  []Image
-	IsError bool
-}
+type Result = catalog.Result
 
-// Image is one image part.
-type Image struct {
-	Data     []byte
-	MIMEType string
-}
-
-func textResult(s string) *Result { return &Result{Text: s} }
-
-// decodeArgs decodes validated args into v.
-func decodeArgs(a map[string]any, v any) error {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
+// Image is one image part of a Result.
+type Image = catalog.Image

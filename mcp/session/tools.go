@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/e2e-conform/toolkit/mcp/catalog"
 	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/screen"
 	"github.com/e2e-conform/toolkit/protocol/locate"
@@ -33,7 +35,8 @@ const MaxImageSide = 768
 // whose ctx ends (the client's notifications/cancelled) while it waits for
 // the previous one never runs; one that ends while it runs aborts the
 // engine operation through its signal. Both answer CANCELLED.
-func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+func (s *Session) run(ctx context.Context, t *catalog.Tool, args json.RawMessage) (*Result, error) {
+	tool := t.Name
 	step := s.h.opts.OnStep
 	select {
 	case s.step <- struct{}{}:
@@ -71,7 +74,7 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	defer cancel(nil)
 	stop := context.AfterFunc(s.stepCtx, func() { cancel(context.Cause(s.stepCtx)) })
 	defer stop()
-	res, err := s.dispatch(ctx, tool, a)
+	res, err := t.Run(ctx, driver{s}, args)
 	if mcpCtx.Err() != nil && s.stepCtx.Err() == nil {
 		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it ran; its engine operation was aborted through its signal", tool)
 	}
@@ -82,78 +85,102 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	return res, nil
 }
 
-func str(a map[string]any, k string) string {
-	v, _ := a[k].(string)
-	return v
+// driver is the session as the catalog tools drive it (catalog.Driver).
+type driver struct{ s *Session }
+
+func (d driver) Manifest() wire.Manifest { return d.s.manifest }
+
+func (d driver) Perform(ctx context.Context, id string, la wire.LocatorAction) error {
+	return d.s.perform(id, la)(ctx)
 }
 
-func has(a map[string]any, k string) bool { _, ok := a[k]; return ok }
+func (d driver) Type(ctx context.Context, value string, replace bool) error {
+	return d.s.conn.Type(ctx, d.s.op(), value, replace)
+}
 
-func boolArg(a map[string]any, k string, def bool) bool {
-	if v, ok := a[k].(bool); ok {
-		return v
+func (d driver) Press(ctx context.Context, key string) error {
+	return d.s.conn.Press(ctx, d.s.op(), key)
+}
+
+func (d driver) Dismiss(ctx context.Context) error { return d.s.conn.Dismiss(ctx, d.s.op()) }
+
+func (d driver) Navigate(ctx context.Context, raw string) error {
+	u, err := policy.ResolveURL(raw, d.s.appURL)
+	if err != nil {
+		return err
 	}
-	return def
+	return d.s.conn.Open(ctx, d.s.op(), u)
 }
 
-func intArg(a map[string]any, k string, def int) int {
-	switch v := a[k].(type) {
-	case interface{ Int64() (int64, error) }:
-		n, _ := v.Int64()
-		return int(n)
-	case float64:
-		return int(v)
-	}
-	return def
-}
+func (d driver) Back(ctx context.Context) error { return d.s.conn.Back(ctx, d.s.op()) }
 
-func numArg(a map[string]any, k string) float64 {
-	switch v := a[k].(type) {
-	case interface{ Float64() (float64, error) }:
-		f, _ := v.Float64()
-		return f
-	case float64:
-		return v
-	}
-	return 0
-}
-
-// action is one grammar action: what to do, its leads and whether a
-// change is expected.
-type action struct {
-	lead, attempt string
-	expect        bool
-	do            func(ctx context.Context) error
-}
-
-func (s *Session) dispatch(ctx context.Context, tool string, a map[string]any) (*Result, error) {
-	switch tool {
-	case "observe":
-		scr, err := s.observe(ctx, false)
-		if err != nil {
-			return nil, err
+func (d driver) Scroll(ctx context.Context, id, dir string, times int) error {
+	s := d.s
+	for i := 0; i < times; i++ {
+		t := id
+		if t == "" {
+			t = s.scr.Snapshot.Root.Ref.ID
 		}
-		s.scr = scr
-		return textResult(scr.Full()), nil
-	case "locate":
-		return s.locate(ctx, a)
-	case "screenshot":
-		return s.screenshot(ctx)
-	case "start_recording":
-		return s.startRecording(ctx, str(a, "name"))
-	case "stop_recording":
-		if s.rec == nil {
-			return textResult("Nothing is recording; start_recording starts a recording."), nil
+		if err := s.perform(t, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir})(ctx); err != nil {
+			return err
 		}
-		return textResult(strings.Join(s.stopRecording(ctx), "\n")), nil
-	case "tap_at", "hover_at", "type_at", "press_at", "select_at":
-		return s.point(ctx, tool, a)
+		if i+1 < times {
+			scr, err := s.observe(ctx, false)
+			if err != nil {
+				return err
+			}
+			s.scr = scr
+		}
 	}
-	act, err := s.buildAction(tool, a)
+	return nil
+}
+
+func (d driver) ScrollToText(ctx context.Context, text, dir string) error {
+	return d.s.scrollToText(ctx, text, dir)
+}
+
+func (d driver) Upload(ctx context.Context, id string, files []string) error {
+	paths, err := policy.UploadPaths(d.s.root, files)
+	if err != nil {
+		return err
+	}
+	return d.s.perform(id, wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})(ctx)
+}
+
+func (d driver) FillSecret(ctx context.Context, id, name string) error {
+	return d.s.fillSecret(ctx, id, name)
+}
+
+func (d driver) Act(ctx context.Context, a *catalog.Action) (*Result, error) { return d.s.act(ctx, a) }
+
+func (d driver) Observe(ctx context.Context) (*Result, error) {
+	scr, err := d.s.observe(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, tool, act)
+	d.s.scr = scr
+	return catalog.TextResult(scr.Full()), nil
+}
+
+func (d driver) Screenshot(ctx context.Context) (*Result, error) { return d.s.screenshot(ctx) }
+
+func (d driver) Locate(ctx context.Context, in catalog.LocateArgs) (*Result, error) {
+	return d.s.locate(ctx, in)
+}
+
+func (d driver) StartRecording(ctx context.Context, name string) (*Result, error) {
+	return d.s.startRecording(ctx, name)
+}
+
+func (d driver) StopRecording(ctx context.Context) (*Result, error) {
+	if d.s.rec == nil {
+		return catalog.TextResult("Nothing is recording; start_recording starts a recording."), nil
+	}
+	return catalog.TextResult(strings.Join(d.s.stopRecording(ctx), "\n")), nil
+}
+
+func (d driver) Point(ctx context.Context, tool string, in catalog.PointArgs) (*Result, error) {
+	return d.s.point(ctx, tool, in)
 }
 
 // ref checks a node id against the newest observation.
@@ -183,194 +210,6 @@ func (s *Session) perform(id string, la wire.LocatorAction) func(ctx context.Con
 		}
 		return s.conn.Perform(ctx, s.op(), r, la)
 	}
-}
-
-func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
-	id := str(a, "target")
-	m := s.manifest
-	keyboard := m.Lists(wire.MethodType)
-	node := func(kind, lead, attempt string) *action {
-		return &action{lead: fmt.Sprintf(lead, id), attempt: fmt.Sprintf(attempt, id), expect: true,
-			do: s.perform(id, wire.LocatorAction{Kind: kind})}
-	}
-	switch tool {
-	case "tap":
-		return node(wire.ActionTap, "Tapped #%s.", "tap #%s"), nil
-	case "double_tap":
-		return node(wire.ActionDoubleTap, "Double-tapped #%s.", "double_tap #%s"), nil
-	case "long_press":
-		return node(wire.ActionLongPress, "Long-pressed #%s.", "long_press #%s"), nil
-	case "right_click":
-		return node(wire.ActionSecondaryTap, "Right-clicked #%s.", "right_click #%s"), nil
-	case "hover":
-		return node(wire.ActionHover, "Hovered over #%s.", "hover #%s"), nil
-	case "scroll_to":
-		text := str(a, "text")
-		if id == "" && text == "" {
-			return nil, mcperr.New(mcperr.InvalidArgument, "scroll_to takes a listed node id as target, a text to reach, or both")
-		}
-		if id != "" && m.HasAction(wire.ActionScrollIntoView) {
-			return node(wire.ActionScrollIntoView, "Scrolled into view #%s.", "scroll_to #%s"), nil
-		}
-		dir := str(a, "direction")
-		if dir == "" {
-			dir = wire.DirectionDown
-		}
-		return &action{lead: fmt.Sprintf("Scrolled %s until %q was in view.", dir, text), attempt: fmt.Sprintf("scroll_to %q", text), expect: true,
-			do: func(ctx context.Context) error { return s.scrollToText(ctx, text, dir) }}, nil
-	case "type":
-		value := str(a, "value")
-		if id != "" {
-			return &action{lead: fmt.Sprintf("Typed into #%s.", id), attempt: fmt.Sprintf("type #%s", id), expect: true,
-				do: s.perform(id, wire.LocatorAction{Kind: wire.ActionFill, Value: value})}, nil
-		}
-		if !keyboard {
-			return nil, mcperr.New(mcperr.InvalidArgument, "call type: target: required; tools {tool: \"type\"} shows its arguments")
-		}
-		replace := boolArg(a, "replace", false)
-		return &action{lead: "Typed into the focused field.", attempt: "type into the focused field", expect: true,
-			do: func(ctx context.Context) error { return s.conn.Type(ctx, s.op(), value, replace) }}, nil
-	case "press":
-		key := str(a, "key")
-		k, err := wire.ParseKey(key)
-		if err != nil {
-			return nil, mcperr.New(mcperr.InvalidArgument, "call press: key: %v; tools {tool: \"press\"} shows its arguments", err)
-		}
-		times := intArg(a, "times", 1)
-		expect := !focusOnly(k)
-		if id != "" {
-			lead := fmt.Sprintf("Pressed %s on #%s.", key, id)
-			if times > 1 {
-				lead = fmt.Sprintf("Pressed %s %d times on #%s.", key, times, id)
-			}
-			do := s.perform(id, wire.LocatorAction{Kind: wire.ActionPress, Key: key})
-			return &action{lead: lead, attempt: fmt.Sprintf("press %s on #%s", key, id), expect: expect,
-				do: func(ctx context.Context) error {
-					for i := 0; i < times; i++ {
-						if err := do(ctx); err != nil {
-							return err
-						}
-					}
-					return nil
-				}}, nil
-		}
-		if !keyboard {
-			return nil, mcperr.New(mcperr.InvalidArgument, "call press: target: required; tools {tool: \"press\"} shows its arguments")
-		}
-		lead := fmt.Sprintf("Pressed %s on the focused field.", key)
-		if times > 1 {
-			lead = fmt.Sprintf("Pressed %s %d times on the focused field.", key, times)
-		}
-		return &action{lead: lead, attempt: fmt.Sprintf("press %s on the focused field", key), expect: expect,
-			do: func(ctx context.Context) error {
-				for i := 0; i < times; i++ {
-					if err := s.conn.Press(ctx, s.op(), key); err != nil {
-						return err
-					}
-				}
-				return nil
-			}}, nil
-	case "dismiss_keyboard":
-		return &action{lead: "Dismissed the keyboard.", attempt: "dismiss_keyboard", expect: true,
-			do: func(ctx context.Context) error { return s.conn.Dismiss(ctx, s.op()) }}, nil
-	case "select":
-		v := str(a, "value")
-		return &action{lead: fmt.Sprintf("Selected %q in #%s.", v, id), attempt: fmt.Sprintf("select %q in #%s", v, id), expect: true,
-			do: s.perform(id, wire.LocatorAction{Kind: wire.ActionSelectOption, Option: wire.SelectOption{Text: v}})}, nil
-	case "check":
-		checked := boolArg(a, "checked", true)
-		lead, kind := "Checked #%s.", wire.ActionCheck
-		if !checked {
-			lead, kind = "Unchecked #%s.", wire.ActionUncheck
-		}
-		return node(kind, lead, "check #%s"), nil
-	case "drag":
-		to := str(a, "to")
-		return &action{lead: fmt.Sprintf("Dragged #%s to #%s.", id, to), attempt: fmt.Sprintf("drag #%s to #%s", id, to), expect: true,
-			do: s.perform(id, wire.LocatorAction{Kind: wire.ActionDragTo, Target: &wire.NodeRef{ID: to}})}, nil
-	case "upload":
-		var files []string
-		if fs, ok := a["files"].([]any); ok {
-			for _, f := range fs {
-				files = append(files, fmt.Sprint(f))
-			}
-		}
-		q := make([]string, len(files))
-		for i, f := range files {
-			q[i] = strconv.Quote(f)
-		}
-		first := ""
-		if len(q) > 0 {
-			first = q[0]
-		}
-		return &action{lead: fmt.Sprintf("Uploaded %s to #%s.", strings.Join(q, ", "), id), attempt: fmt.Sprintf("upload %s to #%s", first, id), expect: true,
-			do: func(ctx context.Context) error {
-				paths, err := policy.UploadPaths(s.root, files)
-				if err != nil {
-					return err
-				}
-				return s.perform(id, wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})(ctx)
-			}}, nil
-	case "scroll":
-		dir := str(a, "direction")
-		times := intArg(a, "times", 1)
-		target := id
-		lead := fmt.Sprintf("Scrolled %s.", dir)
-		if times > 1 {
-			lead = fmt.Sprintf("Scrolled %s %d screens.", dir, times)
-		}
-		attempt := "scroll " + dir
-		if target != "" {
-			attempt += " #" + target
-		}
-		return &action{lead: lead, attempt: attempt, expect: true, do: func(ctx context.Context) error {
-			for i := 0; i < times; i++ {
-				t := target
-				if t == "" {
-					t = s.scr.Snapshot.Root.Ref.ID
-				}
-				if err := s.perform(t, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir})(ctx); err != nil {
-					return err
-				}
-				if i+1 < times {
-					scr, err := s.observe(ctx, false)
-					if err != nil {
-						return err
-					}
-					s.scr = scr
-				}
-			}
-			return nil
-		}}, nil
-	case "navigate":
-		raw := str(a, "url")
-		return &action{lead: fmt.Sprintf("Navigated to %s.", raw), attempt: "navigate " + raw, expect: true,
-			do: func(ctx context.Context) error {
-				u, err := policy.ResolveURL(raw, s.appURL)
-				if err != nil {
-					return err
-				}
-				return s.conn.Open(ctx, s.op(), u)
-			}}, nil
-	case "back":
-		return &action{lead: "Navigated back.", attempt: "back", expect: true,
-			do: func(ctx context.Context) error { return s.conn.Back(ctx, s.op()) }}, nil
-	case "type_secret":
-		name := str(a, "name")
-		return &action{lead: fmt.Sprintf("Filled secret %q into #%s; its value is masked in every observation.", name, id),
-			attempt: fmt.Sprintf("type_secret %q into #%s", name, id), expect: true,
-			do: func(ctx context.Context) error { return s.fillSecret(ctx, id, name) }}, nil
-	}
-	return nil, mcperr.New(mcperr.UnsupportedCapability, "tool %q has no implementation", tool)
-}
-
-// focusOnly reports keys that move focus without a visible change.
-func focusOnly(k wire.Key) bool {
-	switch k.Name {
-	case "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown":
-		return true
-	}
-	return false
 }
 
 // fillSecret authorizes and fills a secret (spec §6.1).
@@ -443,16 +282,16 @@ func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
 
 // act runs an action and builds its result: the lead and the screen update,
 // or the failure lead and the re-observed screen.
-func (s *Session) act(ctx context.Context, tool string, act *action) (*Result, error) {
+func (s *Session) act(ctx context.Context, act *catalog.Action) (*Result, error) {
 	prev := s.scr
-	err := act.do(ctx)
+	err := act.Do(ctx)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
 	pix := s.pixelMode && !s.tainted
 	cur, oerr := s.observe(ctx, pix)
 	if err != nil {
-		text := fmt.Sprintf("%s failed: %s", act.attempt, mcperr.Text(err))
+		text := fmt.Sprintf("%s failed: %s", act.Attempt, mcperr.Text(err))
 		if oerr == nil {
 			s.scr = cur
 			text += "\n\n" + cur.Full()
@@ -463,7 +302,7 @@ func (s *Session) act(ctx context.Context, tool string, act *action) (*Result, e
 		return nil, oerr
 	}
 	s.scr = cur
-	res := &Result{Text: act.lead + "\n\n" + screen.Update(prev, cur, act.expect)}
+	res := &Result{Text: act.Lead + "\n\n" + screen.Update(prev, cur, act.Expect)}
 	if s.pixelMode {
 		s.attachPixels(res, cur)
 	}
@@ -595,63 +434,63 @@ func (s *Session) screenshot(ctx context.Context) (*Result, error) {
 }
 
 // point runs a point tool on the latest screenshot's pixels.
-func (s *Session) point(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+func (s *Session) point(ctx context.Context, tool string, a catalog.PointArgs) (*Result, error) {
 	if s.tainted {
 		return nil, mcperr.New(mcperr.PixelTainted, "a secret was filled in this session, so %s cannot act on screenshot pixels; act on a listed node by id", tool)
 	}
 	if s.shot == nil {
-		return textResult(fmt.Sprintf("No screenshot has been taken in this step: %s coordinates are pixels of the latest screenshot. Call screenshot first, or act on a listed node by id.", tool)), nil
+		return catalog.TextResult(fmt.Sprintf("No screenshot has been taken in this step: %s coordinates are pixels of the latest screenshot. Call screenshot first, or act on a listed node by id.", tool)), nil
 	}
-	x, y := numArg(a, "x"), numArg(a, "y")
+	x, y := float64(a.X), float64(a.Y)
 	pt := wire.ViewportPoint{X: clamp(x/s.shot.scale, s.shot.vp.Width-1), Y: clamp(y/s.shot.scale, s.shot.vp.Height-1)}
 	where := fmt.Sprintf("(%s, %s)", fmtNum(x), fmtNum(y))
 	hit := s.hitTest(pt)
 	kinds := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionFill, "press_at": wire.ActionPress, "select_at": wire.ActionSelectOption}
 	kind := kinds[tool]
-	act := &action{attempt: tool + " " + where, expect: true}
+	act := &catalog.Action{Attempt: tool + " " + where, Expect: true}
 	if hit != nil && s.manifest.HasAction(kind) {
 		id := hit.Ref.ID
 		summary := "#" + id + " " + screen.LocateLine(hit, s.screenOptions())
 		la := wire.LocatorAction{Kind: kind}
 		switch tool {
 		case "tap_at":
-			act.lead = "Tapped " + summary + "."
+			act.Lead = "Tapped " + summary + "."
 		case "hover_at":
-			act.lead = "Hovered over " + summary + "."
+			act.Lead = "Hovered over " + summary + "."
 		case "type_at":
-			la.Value = str(a, "value")
-			act.lead = "Typed into " + summary + "."
+			la.Value = a.Value
+			act.Lead = "Typed into " + summary + "."
 		case "press_at":
-			la.Key = str(a, "key")
-			act.lead = fmt.Sprintf("Pressed %s on %s.", la.Key, summary)
+			la.Key = a.Key
+			act.Lead = fmt.Sprintf("Pressed %s on %s.", la.Key, summary)
 		case "select_at":
-			la.Option = wire.SelectOption{Text: str(a, "value")}
-			act.lead = fmt.Sprintf("Selected %q in %s.", str(a, "value"), summary)
+			la.Option = wire.SelectOption{Text: a.Value}
+			act.Lead = fmt.Sprintf("Selected %q in %s.", a.Value, summary)
 		}
-		act.do = s.perform(id, la)
-		return s.act(ctx, tool, act)
+		act.Do = s.perform(id, la)
+		return s.act(ctx, act)
 	}
 	pk := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionTap, "press_at": wire.ActionTap}[tool]
 	if pk == "" || !s.manifest.Lists(wire.MethodPerformAt) || !s.manifest.HasPointerAction(pk) {
-		act.do = func(context.Context) error {
+		act.Do = func(context.Context) error {
 			return mcperr.New(mcperr.ActionFailed, "nothing listed at %s: %s needs a control the screen lists", where, tool)
 		}
-		return s.act(ctx, tool, act)
+		return s.act(ctx, act)
 	}
-	act.lead = fmt.Sprintf("Acted at %s (no listed control there).", where)
-	act.do = func(ctx context.Context) error {
+	act.Lead = fmt.Sprintf("Acted at %s (no listed control there).", where)
+	act.Do = func(ctx context.Context) error {
 		if err := s.conn.PerformAt(ctx, s.op(), pt, wire.PointerAction{Kind: pk}); err != nil {
 			return err
 		}
 		switch tool {
 		case "type_at":
-			return s.conn.Type(ctx, s.op(), str(a, "value"), boolArg(a, "replace", false))
+			return s.conn.Type(ctx, s.op(), a.Value, a.Replace)
 		case "press_at":
-			return s.conn.Press(ctx, s.op(), str(a, "key"))
+			return s.conn.Press(ctx, s.op(), a.Key)
 		}
 		return nil
 	}
-	return s.act(ctx, tool, act)
+	return s.act(ctx, act)
 }
 
 func clamp(v, hi float64) float64 { return math.Max(0, math.Min(v, math.Max(hi, 0))) }
@@ -678,9 +517,9 @@ func (s *Session) hitTest(pt wire.ViewportPoint) *wire.SemanticNode {
 }
 
 // locate answers the locate tool (spec §3.6).
-func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error) {
-	q := screen.Query{Role: str(a, "role"), Name: str(a, "name"), Text: str(a, "text"), Label: str(a, "label"),
-		Placeholder: str(a, "placeholder"), TestID: str(a, "testId"), Exact: boolArg(a, "exact", true)}
+func (s *Session) locate(ctx context.Context, a catalog.LocateArgs) (*Result, error) {
+	q := screen.Query{Role: string(a.Role), Name: string(a.Name), Text: string(a.Text), Label: string(a.Label),
+		Placeholder: string(a.Placeholder), TestID: string(a.TestID), Exact: a.Exact == nil || *a.Exact}
 	n := 0
 	for _, v := range []string{q.Role, q.Text, q.Label, q.Placeholder, q.TestID} {
 		if v != "" {
@@ -713,7 +552,7 @@ func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error)
 			nodes = append(nodes, *p)
 		}
 	}
-	return textResult(screen.Located(q, nodes, s.screenOptions())), nil
+	return catalog.TextResult(screen.Located(q, nodes, s.screenOptions())), nil
 }
 
 // startRecording answers start_recording (spec §3.8).
@@ -725,7 +564,7 @@ func (s *Session) startRecording(ctx context.Context, name string) (*Result, err
 		return fmt.Sprintf("Recording %d %q", n, name)
 	}
 	if s.rec != nil {
-		return textResult(fmt.Sprintf("%s is already running since %s; stop_recording ends it.", label(s.rec.n, s.rec.name), s.rec.started.UTC().Format(time.RFC3339))), nil
+		return catalog.TextResult(fmt.Sprintf("%s is already running since %s; stop_recording ends it.", label(s.rec.n, s.rec.name), s.rec.started.UTC().Format(time.RFC3339))), nil
 	}
 	if err := s.conn.StartVideo(ctx, s.op()); err != nil {
 		_, _ = s.conn.StopVideo(context.WithoutCancel(ctx), s.op())
@@ -733,7 +572,7 @@ func (s *Session) startRecording(ctx context.Context, name string) (*Result, err
 	}
 	s.recCount++
 	s.rec = &recording{n: s.recCount, name: name, started: s.h.clock.Now()}
-	return textResult(label(s.rec.n, name) + " started. Act as usual; stop_recording saves the video, and close_session saves one still running."), nil
+	return catalog.TextResult(label(s.rec.n, name) + " started. Act as usual; stop_recording saves the video, and close_session saves one still running."), nil
 }
 
 // stopRecording stops the running recording and moves its files to
