@@ -153,7 +153,10 @@ func notNull(s *jsonschema.Schema) {
 	}
 	if i := slices.Index(s.Types, "null"); i >= 0 {
 		s.Types = slices.Delete(slices.Clone(s.Types), i, i+1)
-		if len(s.Types) == 1 {
+		switch len(s.Types) {
+		case 0:
+			s.Types = nil
+		case 1:
 			s.Type, s.Types = s.Types[0], nil
 		}
 	}
