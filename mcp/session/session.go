@@ -16,7 +16,6 @@ import (
 	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/screen"
 	"github.com/e2e-conform/toolkit/protocol/client"
-	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 
 	"github.com/e2e-conform/toolkit/mcp/mcperr"
@@ -49,7 +48,7 @@ type Session struct {
 	secrets  map[string]string // name -> value (only available ones)
 	appURL   string
 	lease    *apps.Lease
-	conn     *client.Conn
+	w        *client.Worker // the engine, through one worker connection
 	manifest wire.Manifest
 	cat      *catalog.Catalog
 	runID    string
@@ -96,10 +95,6 @@ type recording struct {
 	n       int
 	name    string
 	started time.Time
-}
-
-func (s *Session) op() client.Op {
-	return client.Op{RunID: s.runID, AttemptID: s.attempt, Origin: wire.OriginAgent}
 }
 
 // touch resets the idle timer.
@@ -220,12 +215,15 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 		return "", err
 	}
 	env := envMap()
-	conn, err := client.Open(ctx, client.ConnConfig{
+	// The manifest is discovered, and a locate on an engine that lists no
+	// engine/locate resolves on the client from one observation.
+	eng, err := client.ConnectEngine(client.Config{
 		Transport:             tr,
-		Context:               transport.Context{Role: wire.RoleWorker, Env: env, Cwd: s.root},
+		Cwd:                   s.root,
+		ResolveLocators:       true,
 		ClientInfo:            wire.ClientInfo{Name: "e2e-mcp", Version: h.opts.Version},
 		InitializationOptions: tgt.Options,
-		Logger:                h.log,
+		Conn:                  func(cc *client.ConnConfig) { cc.Logger = h.log },
 		Handlers: client.Handlers{
 			EngineLog: func(line string) { h.log.Debug("engine: " + line) },
 			Secret: func(_ context.Context, name string) (string, bool, error) {
@@ -248,25 +246,24 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.conn = conn
-	s.manifest = conn.Manifest()
+	s.w = eng.NewWorker()
+	// Init opens the connection, and sends lifecycle/init when listed.
+	if err := s.w.Init(ctx, wire.InitParams{RunID: s.runID, TargetName: s.target, ProjectRoot: s.root,
+		App: wire.EngineAppInfo{Site: siteOf(s.appURL)}, Env: env, Headed: s.headed}); err != nil {
+		return "", err
+	}
+	s.manifest = s.w.Manifest()
 	if s.platform == "" {
 		s.platform = s.manifest.Platform
 	}
 	if s.platform == "" && builtin == "web" {
 		s.platform = "web"
 	}
-	if s.manifest.Lists(wire.MethodInit) {
-		if err := conn.Init(ctx, wire.InitParams{RunID: s.runID, TargetName: s.target, ProjectRoot: s.root,
-			App: wire.EngineAppInfo{Site: siteOf(s.appURL)}, Env: env, Headed: s.headed}); err != nil {
-			return "", err
-		}
-	}
 	screens, err := s.startTrace()
 	if err != nil {
 		return "", mcperr.New(mcperr.EngineFailure, "%v", err)
 	}
-	if err := conn.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: s.attempt, ArtifactsDir: s.artDir, Screens: screens}); err != nil {
+	if err := s.w.StartAttempt(ctx, s.attempt, s.artDir, screens); err != nil {
 		return "", err
 	}
 	s.stepCtx, s.stepCancel = context.WithCancelCause(context.Background())
@@ -276,7 +273,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	// First screen.
 	var first string
 	if s.appURL != "" && s.manifest.Lists(wire.MethodOpen) {
-		if err := conn.Open(ctx, s.op(), s.appURL); err != nil {
+		if err := s.w.Open(ctx, wire.OriginAgent, s.appURL); err != nil {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
@@ -349,7 +346,7 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 	if pixels {
 		opts = &wire.EngineObserveOptions{Pixels: true}
 	}
-	snap, err := s.conn.Observe(ctx, s.op(), opts)
+	snap, err := s.w.Observe(ctx, wire.OriginAgent, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -400,20 +397,20 @@ func (s *Session) teardown(ctx context.Context) []string {
 			lines = append(lines, "Cleanup: "+mcperr.Text(err))
 		}
 	}
-	if s.conn != nil {
+	if s.w != nil && s.w.Conn() != nil {
 		if s.rec != nil {
 			lines = append(lines, s.stopRecording(ctx)...)
 		}
 		ms := budget.Milliseconds()
-		cleanup("endAttempt", func() error { return s.conn.EndAttempt(ctx, ms) })
+		cleanup("endAttempt", func() error { return s.w.EndAttempt(ctx, ms) })
 		lines = append(lines, s.endTrace()...)
+		// Dispose runs even when endAttempt used up the budget: it is what
+		// stops the engine's browser or device. It sends lifecycle/dispose
+		// when listed, then closes the connection, which ends an engine
+		// that did not dispose.
 		if s.manifest.Lists(wire.MethodDispose) {
-			// Dispose runs even when endAttempt used up the budget: it is
-			// what stops the engine's browser or device.
-			cleanup("dispose", func() error { return s.conn.Dispose(ctx, ms, nil) })
-		}
-		// Closing the connection ends an engine that did not dispose.
-		if err := s.conn.Close(5 * time.Second); err != nil {
+			cleanup("dispose", func() error { return s.w.Dispose(ctx, ms) })
+		} else if err := s.w.Dispose(ctx, ms); err != nil {
 			lines = append(lines, "Cleanup: "+mcperr.Text(err))
 		}
 	}

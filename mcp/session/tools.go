@@ -20,7 +20,6 @@ import (
 	"github.com/e2e-conform/toolkit/mcp/catalog"
 	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/screen"
-	"github.com/e2e-conform/toolkit/protocol/locate"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 
 	"github.com/e2e-conform/toolkit/mcp/mcperr"
@@ -95,24 +94,24 @@ func (d driver) Perform(ctx context.Context, id string, la wire.LocatorAction) e
 }
 
 func (d driver) Type(ctx context.Context, value string, replace bool) error {
-	return d.s.conn.Type(ctx, d.s.op(), value, replace)
+	return d.s.w.Type(ctx, wire.OriginAgent, value, replace)
 }
 
 func (d driver) Press(ctx context.Context, key string) error {
-	return d.s.conn.Press(ctx, d.s.op(), key)
+	return d.s.w.Press(ctx, wire.OriginAgent, key)
 }
 
-func (d driver) Dismiss(ctx context.Context) error { return d.s.conn.Dismiss(ctx, d.s.op()) }
+func (d driver) Dismiss(ctx context.Context) error { return d.s.w.Dismiss(ctx, wire.OriginAgent) }
 
 func (d driver) Navigate(ctx context.Context, raw string) error {
 	u, err := policy.ResolveURL(raw, d.s.appURL)
 	if err != nil {
 		return err
 	}
-	return d.s.conn.Open(ctx, d.s.op(), u)
+	return d.s.w.Open(ctx, wire.OriginAgent, u)
 }
 
-func (d driver) Back(ctx context.Context) error { return d.s.conn.Back(ctx, d.s.op()) }
+func (d driver) Back(ctx context.Context) error { return d.s.w.Back(ctx, wire.OriginAgent) }
 
 func (d driver) Scroll(ctx context.Context, id, dir string, times int) error {
 	s := d.s
@@ -208,7 +207,7 @@ func (s *Session) perform(id string, la wire.LocatorAction) func(ctx context.Con
 			}
 			la.Target = &t
 		}
-		return s.conn.Perform(ctx, s.op(), r, la)
+		return s.w.Perform(ctx, wire.OriginAgent, r, la)
 	}
 }
 
@@ -245,7 +244,7 @@ func (s *Session) fillSecret(ctx context.Context, id, name string) error {
 		return mcperr.New(mcperr.SecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
 	}
 	s.tainted = true // from here on no pixels leave the host
-	return s.conn.Perform(ctx, s.op(), r, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+	return s.w.Perform(ctx, wire.OriginAgent, r, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 }
 
 // scrollToText swipes until a node reading text is in view (at most 20).
@@ -268,7 +267,7 @@ func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
 			break
 		}
 		root := s.scr.Snapshot.Root.Ref
-		if err := s.conn.Perform(ctx, s.op(), wire.NodeRef{ID: root.ID, Revision: s.scr.Revision}, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir}); err != nil {
+		if err := s.w.Perform(ctx, wire.OriginAgent, wire.NodeRef{ID: root.ID, Revision: s.scr.Revision}, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir}); err != nil {
 			return err
 		}
 		scr, err := s.observe(ctx, false)
@@ -479,14 +478,14 @@ func (s *Session) point(ctx context.Context, tool string, a catalog.PointArgs) (
 	}
 	act.Lead = fmt.Sprintf("Acted at %s (no listed control there).", where)
 	act.Do = func(ctx context.Context) error {
-		if err := s.conn.PerformAt(ctx, s.op(), pt, wire.PointerAction{Kind: pk}); err != nil {
+		if err := s.w.PerformAt(ctx, wire.OriginAgent, pt, wire.PointerAction{Kind: pk}); err != nil {
 			return err
 		}
 		switch tool {
 		case "type_at":
-			return s.conn.Type(ctx, s.op(), a.Value, a.Replace)
+			return s.w.Type(ctx, wire.OriginAgent, a.Value, a.Replace)
 		case "press_at":
-			return s.conn.Press(ctx, s.op(), a.Key)
+			return s.w.Press(ctx, wire.OriginAgent, a.Key)
 		}
 		return nil
 	}
@@ -533,24 +532,9 @@ func (s *Session) locate(ctx context.Context, a catalog.LocateArgs) (*Result, er
 		return nil, mcperr.New(mcperr.InvalidArgument, "name only narrows a role query")
 	}
 	expr := q.Expression()
-	var nodes []wire.SemanticNode
-	if s.manifest.Lists(wire.MethodLocate) {
-		var err error
-		if nodes, err = s.conn.Locate(ctx, s.op(), expr); err != nil {
-			return nil, err
-		}
-	} else {
-		snap, err := s.conn.Observe(ctx, s.op(), nil)
-		if err != nil {
-			return nil, err
-		}
-		got, err := locate.ResolveExpression(&expr, []*wire.SemanticNode{&snap.Root}, locate.Options{})
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range got {
-			nodes = append(nodes, *p)
-		}
+	nodes, err := s.w.Locate(ctx, wire.OriginAgent, expr)
+	if err != nil {
+		return nil, err
 	}
 	return catalog.TextResult(screen.Located(q, nodes, s.screenOptions())), nil
 }
@@ -566,8 +550,8 @@ func (s *Session) startRecording(ctx context.Context, name string) (*Result, err
 	if s.rec != nil {
 		return catalog.TextResult(fmt.Sprintf("%s is already running since %s; stop_recording ends it.", label(s.rec.n, s.rec.name), s.rec.started.UTC().Format(time.RFC3339))), nil
 	}
-	if err := s.conn.StartVideo(ctx, s.op()); err != nil {
-		_, _ = s.conn.StopVideo(context.WithoutCancel(ctx), s.op())
+	if err := s.w.StartVideo(ctx, wire.OriginAgent); err != nil {
+		_, _ = s.w.StopVideo(context.WithoutCancel(ctx), wire.OriginAgent)
 		return nil, err
 	}
 	s.recCount++
@@ -584,7 +568,7 @@ func (s *Session) stopRecording(ctx context.Context) []string {
 	if r.name != "" {
 		head += fmt.Sprintf(" %q", r.name)
 	}
-	segs, err := s.conn.StopVideo(ctx, s.op())
+	segs, err := s.w.StopVideo(ctx, wire.OriginAgent)
 	if err != nil {
 		return []string{"The running recording could not be saved: " + mcperr.Text(err)}
 	}
