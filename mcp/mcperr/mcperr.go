@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
@@ -147,8 +148,13 @@ func Of(err error) *Error {
 	return &Error{Code: EngineFailure, Message: err.Error(), Err: err}
 }
 
-// refused reports whether err's chain holds a refused connection: an
-// engine or e2e error whose errno detail is ECONNREFUSED, or the errno
+// refusedMarker is what a refused connection's message carries (D55).
+const refusedMarker = "ERR_CONNECTION_REFUSED"
+
+// refused reports whether err's chain holds a refused connection in any of
+// the forms engine protocol D55 says the harness recognizes: an engine or
+// e2e error whose errno detail is ECONNREFUSED, or whose message carries
+// ERR_CONNECTION_REFUSED (an engine may send either alone), or the errno
 // itself.
 func refused(err error) bool {
 	if errors.Is(err, syscall.ECONNREFUSED) {
@@ -157,11 +163,11 @@ func refused(err error) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch x := e.(type) {
 		case *engineerr.EngineError:
-			if x.Errno == "ECONNREFUSED" {
+			if x.Errno == "ECONNREFUSED" || strings.Contains(x.Message, refusedMarker) {
 				return true
 			}
 		case *engineerr.E2EError:
-			if x.Errno == "ECONNREFUSED" {
+			if x.Errno == "ECONNREFUSED" || strings.Contains(x.Message, refusedMarker) {
 				return true
 			}
 		}

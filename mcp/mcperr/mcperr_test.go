@@ -13,7 +13,7 @@ import (
 
 // TestOf checks the engine error mapping of spec §5 (the codes an engine
 // answers with, e.g. APP_NOT_OPEN for INVALID_STATE), that a refused
-// connection is told by its errno detail and not by its text, and that
+// connection is told by its errno detail or its message's marker (D55), and that
 // wrapped host errors keep their codes.
 func TestOf(t *testing.T) {
 	ee := func(code engineerr.Code) error { return &engineerr.EngineError{Code: code, Message: "m"} }
@@ -32,8 +32,11 @@ func TestOf(t *testing.T) {
 		{ee(engineerr.InvalidState), mcperr.AppNotOpen},
 		{ee("SOMETHING_ELSE"), mcperr.EngineFailure},
 		{&engineerr.EngineError{Code: engineerr.EngineFailure, Message: "net::ERR_CONNECTION_REFUSED at http://x/", Details: engineerr.Details{Errno: "ECONNREFUSED"}}, mcperr.AppUnreachable},
-		// The text alone does not make it a refused connection.
-		{&engineerr.EngineError{Code: engineerr.EngineFailure, Message: "net::ERR_CONNECTION_REFUSED at http://x/"}, mcperr.EngineFailure},
+		// Each form alone is recognized (engine protocol D55: the message's
+		// ERR_CONNECTION_REFUSED, the errno ECONNREFUSED, APP_UNREACHABLE).
+		{&engineerr.EngineError{Code: engineerr.EngineFailure, Message: "net::ERR_CONNECTION_REFUSED at http://x/"}, mcperr.AppUnreachable},
+		{&engineerr.E2EError{Code: "SOMETHING", Message: "net::ERR_CONNECTION_REFUSED"}, mcperr.AppUnreachable},
+		{&engineerr.EngineError{Code: engineerr.EngineFailure, Message: "connection refused"}, mcperr.EngineFailure},
 		{&engineerr.EngineError{Code: engineerr.EngineFailure, Message: "dial", Details: engineerr.Details{Cause: &engineerr.EngineError{Code: engineerr.EngineFailure, Message: "c", Details: engineerr.Details{Errno: "ECONNREFUSED"}}}}, mcperr.AppUnreachable},
 		{&engineerr.EngineError{Code: engineerr.EngineFailure, Message: "dial", Details: engineerr.Details{Cause: fmt.Errorf("dial: %w", syscall.ECONNREFUSED)}}, mcperr.AppUnreachable},
 		{&engineerr.E2EError{Code: "APP_UNREACHABLE_OR_NOT", Message: "m", Details: engineerr.Details{Errno: "ECONNREFUSED"}}, mcperr.AppUnreachable},
