@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 )
 
 // Prefixes of skip messages: they become the requirement's status.
@@ -241,7 +243,17 @@ func (s *suite) register() {
 				return
 			}
 			env.Manifest = m
-			env.probeInit(dctx)
+			if err := env.probeInit(dctx); err != nil {
+				if ctx.Err() != nil {
+					// The first spec's budget (which covers this setup)
+					// ran out in the probe: the failure recorded after
+					// the timeout says what the engine left unanswered.
+					Fail("probing lifecycle/init before the spec: " + err.Error())
+				}
+				if na := (*rpc.NoAnswerError)(nil); errors.As(err, &na) {
+					AddReportEntry("warning", "the suite probed lifecycle/init before the specs: "+err.Error())
+				}
+			}
 		}, NodeTimeout(s.cfg.specTimeout()+10*time.Second))
 		AfterAll(func() {
 			if s.env != nil {
