@@ -3,11 +3,13 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -24,7 +26,7 @@ import (
 // error is what stopped the probe (a request the engine did not answer is
 // an *rpc.NoAnswerError), for the caller to report when the probe used up
 // the first spec's budget.
-func (e *Env) probeInit(ctx context.Context) error {
+func (e *Env) probeInit(ctx context.Context) (err error) {
 	if !e.Manifest.Lists(wire.MethodInit) {
 		return nil
 	}
@@ -36,6 +38,15 @@ func (e *Env) probeInit(ctx context.Context) error {
 		return nil // the specs that open connections report it
 	}
 	defer func() { _ = r.Close(5 * time.Second) }()
+	defer func() {
+		// Said before the close, which can take its 5 s (an engine
+		// stopped with SIGSTOP) and outlast the first spec's budget and
+		// its grace period: the report then still names the request the
+		// engine left unanswered.
+		if na := (*rpc.NoAnswerError)(nil); errors.As(err, &na) {
+			AddReportEntry("warning", "the suite probed lifecycle/init before the specs: "+err.Error())
+		}
+	}()
 	if _, err := r.Initialize(ctx); err != nil {
 		return err
 	}

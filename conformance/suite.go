@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
-	"github.com/e2e-conform/toolkit/protocol/rpc"
 )
 
 // Prefixes of skip messages: they become the requirement's status.
@@ -240,6 +238,11 @@ func (s *suite) register() {
 			m, err := env.discover(dctx)
 			if err != nil {
 				s.discovery = err
+				if ctx.Err() != nil {
+					// Discovery used up the first spec's budget (which
+					// covers this setup): say what it was left waiting for.
+					Fail("discovering the engine before the spec: " + err.Error())
+				}
 				return
 			}
 			env.Manifest = m
@@ -249,9 +252,6 @@ func (s *suite) register() {
 					// ran out in the probe: the failure recorded after
 					// the timeout says what the engine left unanswered.
 					Fail("probing lifecycle/init before the spec: " + err.Error())
-				}
-				if na := (*rpc.NoAnswerError)(nil); errors.As(err, &na) {
-					AddReportEntry("warning", "the suite probed lifecycle/init before the specs: "+err.Error())
 				}
 			}
 		}, NodeTimeout(s.cfg.specTimeout()+10*time.Second))
