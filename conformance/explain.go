@@ -380,6 +380,10 @@ func clipConsole(s string) string {
 	return s
 }
 
+// ginkgoAfterTimeout is how ginkgo introduces a failure recorded in a
+// setup node after its spec's timeout.
+const ginkgoAfterTimeout = "A spec timeout occurred and then the following failure was recorded in the timedout node before it exited:"
+
 // failureText is a failed spec's message, cleaned (cleanFailure): a spec
 // that ran out of its budget says so in ms, with what it was waiting for
 // (the failure recorded as the timeout interrupted it).
@@ -388,7 +392,11 @@ func failureText(sr types.SpecReport) string {
 	if sr.State == types.SpecStateTimedout {
 		msg = fmt.Sprintf("the spec ran out of its %d ms budget", sr.RunTime.Milliseconds())
 		if af := sr.Failure.AdditionalFailure; af != nil && af.Failure.Message != "" {
-			msg += " while " + cleanFailure(af.Failure.Message)
+			m := af.Failure.Message
+			if rest, ok := strings.CutPrefix(m, ginkgoAfterTimeout); ok {
+				m = strings.TrimSpace(rest)
+			}
+			msg += " while " + cleanFailure(m)
 		} else if sr.Failure.Message != "" && !strings.HasPrefix(sr.Failure.Message, "A spec timeout occurred") {
 			msg += ": " + cleanFailure(sr.Failure.Message)
 		}

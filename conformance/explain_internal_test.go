@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -255,6 +256,23 @@ func TestTimedOutSpecSaysWhatItWaitedFor(t *testing.T) {
 		}}}
 	got := failureText(sr)
 	want := "the spec ran out of its 30012 ms budget while waiting for the answer to lifecycle/init: no message: spec timeout occurred"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// A silent engine that used up the first spec's budget in the setup's
+// lifecycle/init probe: the report names the request left unanswered, not
+// ginkgo's "A spec timeout occurred" (issue 12).
+func TestTimedOutSetupSaysWhatWentUnanswered(t *testing.T) {
+	sr := types.SpecReport{State: types.SpecStateTimedout, RunTime: 10*time.Second + 66*time.Millisecond,
+		Failure: types.Failure{Message: "A spec timeout occurred", AdditionalFailure: &types.AdditionalFailure{
+			State: types.SpecStateFailed,
+			Failure: types.Failure{Message: ginkgoAfterTimeout + "\nprobing lifecycle/init before the spec: " +
+				(&rpc.NoAnswerError{Method: "lifecycle/init", ID: "1", Waited: 9725 * time.Millisecond, Err: errors.New("spec timeout occurred")}).Error()},
+		}}}
+	got := failureText(sr)
+	want := "the spec ran out of its 10066 ms budget while probing lifecycle/init before the spec: no answer to lifecycle/init (id 1) within 9725 ms (spec timeout occurred)"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

@@ -3,11 +3,13 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -20,21 +22,33 @@ import (
 // it: when the probe's init is answered with an error, initRefused says
 // so, and every spec whose own lifecycle/init then gets an error ends not
 // verified (skipWhenInitRefused), never failed. An init that succeeds here
-// changes nothing: a later init that fails fails its spec as before.
-func (e *Env) probeInit(ctx context.Context) {
+// changes nothing: a later init that fails fails its spec as before. The
+// error is what stopped the probe (a request the engine did not answer is
+// an *rpc.NoAnswerError), for the caller to report when the probe used up
+// the first spec's budget.
+func (e *Env) probeInit(ctx context.Context) (err error) {
 	if !e.Manifest.Lists(wire.MethodInit) {
-		return
+		return nil
 	}
 	// A raw connection: every frame of the probe is checked like any
 	// other (framing, result shapes, shutdown's null), so that a fault the
 	// engine shows first here is reported, not swallowed.
 	r, err := e.Raw(ctx)
 	if err != nil {
-		return // the specs that open connections report it
+		return nil // the specs that open connections report it
 	}
 	defer func() { _ = r.Close(5 * time.Second) }()
+	defer func() {
+		// Said before the close, which can take its 5 s (an engine
+		// stopped with SIGSTOP) and outlast the first spec's budget and
+		// its grace period: the report then still names the request the
+		// engine left unanswered.
+		if na := (*rpc.NoAnswerError)(nil); errors.As(err, &na) {
+			AddReportEntry("warning", "the suite probed lifecycle/init before the specs: "+err.Error())
+		}
+	}()
 	if _, err := r.Initialize(ctx); err != nil {
-		return
+		return err
 	}
 	env := e.cfg.Env
 	if env == nil {
@@ -43,24 +57,25 @@ func (e *Env) probeInit(ctx context.Context) {
 	p, err := json.Marshal(wire.InitParams{RunID: e.nextID("run"), TargetName: "conformance", ProjectRoot: e.Artifacts,
 		Env: env, Signal: wire.SignalRef{ID: wire.IntSignalID(1)}})
 	if err != nil {
-		return
+		return nil
 	}
 	f, err := r.Call(ctx, "1", wire.MethodInit, string(p))
 	if err != nil {
-		return
+		return err
 	}
 	if eo := f.Error(); eo != nil {
 		e.initRefused = fmt.Errorf("the engine answered lifecycle/init with valid params with error %d %q at the start of the run (§4.3 allows it: \"Errors: any\"), so nothing that needs an initialized worker can be checked here", eo.Code, e.Redact(clip(eo.Message)))
-		return
+		return nil
 	}
 	if e.Manifest.Lists(wire.MethodDispose) {
 		if _, err := r.Call(ctx, "2", wire.MethodDispose, `{"signal":{"id":2},"timeoutMs":5000}`); err != nil {
-			return
+			return err
 		}
 	}
-	if _, err := r.Call(ctx, "3", wire.MethodShutdown, ""); err == nil {
-		_ = r.Notify(wire.MethodExit, "")
+	if _, err := r.Call(ctx, "3", wire.MethodShutdown, ""); err != nil {
+		return err
 	}
+	return r.Notify(wire.MethodExit, "")
 }
 
 // skipWhenInitRefused ends the running spec not verified when the probe

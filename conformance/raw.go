@@ -35,6 +35,11 @@ type Frame struct {
 	// pastBound: an attempt/resolveSecret past maxSecretRequests in its
 	// attempt, to be answered SECRET_UNAVAILABLE, unchecked.
 	pastBound bool
+	// stray: a response with an id the suite never wrote on its
+	// connection. §1.4: "A response whose id matches no pending request is
+	// ignored; the client records it in its diagnostics": Response passes
+	// over it, and the run-wide WIRE-008 check reports it.
+	stray bool
 }
 
 // answerCtx names the frame, the answer to a request for method, for
@@ -518,6 +523,7 @@ func (r *Raw) checkID(f *Frame) {
 		return
 	}
 	if !r.untracked {
+		f.stray = true
 		r.env.violationIn(msgCtx{conn: r.conn, where: "a response to no request"}, "WIRE-008", "a response with id %s answers no request the suite wrote on this connection (§1.4: a response echoes a request's id): %s", id, r.env.Redact(clip(string(f.Content))))
 	}
 }
@@ -529,15 +535,16 @@ func (r *Raw) Next(ctx context.Context) (*Frame, error) {
 	case f, ok := <-r.frames:
 		if !ok {
 			r.mu.Lock()
-			defer r.mu.Unlock()
+			err := r.err
+			r.mu.Unlock()
 			var be *brokenStream
-			if errors.As(r.err, &be) {
+			if errors.As(err, &be) {
 				// The running spec reads a broken stream (perhaps one a
 				// scenario opened before it): it ends not verified.
 				r.env.streamBroke(be.Error())
 				return nil, fmt.Errorf("no frame can follow: %w", be)
 			}
-			return nil, fmt.Errorf("connection ended: %v", r.err)
+			return nil, fmt.Errorf("connection ended: %w", peerEnded(r.tc, err))
 		}
 		return f, nil
 	case <-ctx.Done():
@@ -566,18 +573,24 @@ func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
 // Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
 // passing over notifications; a response with another id is an error.
 func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
-	waited := "id " + id
+	waited, method := "id "+id, "the request"
 	r.mu.Lock()
 	if m, ok := r.pending[id]; ok {
-		waited = fmt.Sprintf("%s (id %s)", m, id)
+		waited, method = fmt.Sprintf("%s (id %s)", m, id), m
 	}
 	r.mu.Unlock()
+	start := time.Now()
 	for {
 		f, err := r.Next(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				// A silent server: say which request went unanswered, and
+				// for how long.
+				return nil, &rpc.NoAnswerError{Method: method, ID: id, Waited: time.Since(start), Err: context.Cause(ctx)}
+			}
 			return nil, fmt.Errorf("waiting for the response to %s: %w", waited, err)
 		}
-		if !f.IsResponse() {
+		if !f.IsResponse() || f.stray {
 			continue
 		}
 		if f.ID() != id {

@@ -238,10 +238,22 @@ func (s *suite) register() {
 			m, err := env.discover(dctx)
 			if err != nil {
 				s.discovery = err
+				if ctx.Err() != nil {
+					// Discovery used up the first spec's budget (which
+					// covers this setup): say what it was left waiting for.
+					Fail("discovering the engine before the spec: " + err.Error())
+				}
 				return
 			}
 			env.Manifest = m
-			env.probeInit(dctx)
+			if err := env.probeInit(dctx); err != nil {
+				if ctx.Err() != nil {
+					// The first spec's budget (which covers this setup)
+					// ran out in the probe: the failure recorded after
+					// the timeout says what the engine left unanswered.
+					Fail("probing lifecycle/init before the spec: " + err.Error())
+				}
+			}
 		}, NodeTimeout(s.cfg.specTimeout()+10*time.Second))
 		AfterAll(func() {
 			if s.env != nil {

@@ -3,6 +3,7 @@ package chaos
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/e2e-conform/toolkit/internal/procs"
 )
@@ -53,12 +56,15 @@ func binDir(t *testing.T) string {
 	return bins.dir
 }
 
+// TestMain removes the built binaries, and fails the run when a goroutine
+// a case started outlives it.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if bins.dir != "" {
-		os.RemoveAll(bins.dir)
-	}
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if bins.dir != "" {
+			os.RemoveAll(bins.dir)
+		}
+		os.Exit(code)
+	}))
 }
 
 // run is one process a case ran: its exit code, output and peak RSS.
@@ -167,8 +173,9 @@ type engineCase struct {
 	only string
 	// exits are the exit codes the run may end with.
 	exits []int
-	// says are texts the report or output must hold: what happened.
-	says []string
+	// says are texts the JSON report must hold: what happened; saysNot
+	// texts it must not.
+	says, saysNot []string
 	// peakMB bounds e2e-conform's peak RSS.
 	peakMB int64
 	// bound is the case's deadline.
@@ -183,18 +190,26 @@ type engineCase struct {
 func TestHostileEngines(t *testing.T) {
 	dir := binDir(t)
 	cases := []engineCase{
-		{mode: "silent", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute, slow: true},
-		{mode: "sigstop", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute, slow: true},
-		{mode: "exit-mid-call", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "frame-100mb", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "silent", exits: []int{1}, says: []string{"no answer to lifecycle/init (id 1) within"}, peakMB: 200, bound: 3 * time.Minute, slow: true},
+		// The stop races the probe's lifecycle/init: init or dispose is
+		// the request left unanswered.
+		{mode: "sigstop", exits: []int{1}, says: []string{"no answer to lifecycle/"}, peakMB: 200, bound: 3 * time.Minute, slow: true},
+		{mode: "exit-mid-call", exits: []int{1}, says: []string{"the engine process exited with status 3"}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "frame-100mb", exits: []int{1}, says: []string{"Content-Length 104857600 exceeds the message limit"}, peakMB: 200, bound: 3 * time.Minute},
 		{mode: "endless-header", exits: []int{1}, says: []string{"the header part runs past 4096 bytes"}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "short-body", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "bad-content-length", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "bad-utf8", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "deep-nesting", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "unknown-id", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "duplicate", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute},
-		{mode: "notify-flood", exits: []int{1}, peakMB: 200, bound: 3 * time.Minute, slow: true},
+		{mode: "short-body", exits: []int{1}, says: []string{"Content-Length 1000 that ended after 10 bytes"}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "bad-content-length", exits: []int{1}, says: []string{"0x20", "is not a decimal integer"}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "bad-utf8", exits: []int{1}, says: []string{"byte 58 of 720 (0xff) is not UTF-8"}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "deep-nesting", exits: []int{1}, says: []string{"exceeded max depth"}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "unknown-id", exits: []int{1}, says: []string{"a response with id 7777777 answers no request"}, peakMB: 200, bound: 3 * time.Minute},
+		// §1.4: a client ignores a response that matches no pending
+		// request; the suite does too, and fails WIRE-008 with it, not
+		// LIFE-001 ("could not be initialized").
+		{mode: "stray-at-init", exits: []int{1}, says: []string{"a response with id 7 answers no request"}, saysNot: []string{"could not be initialized"}, peakMB: 200, bound: 3 * time.Minute},
+		{mode: "duplicate", exits: []int{1}, says: []string{"a second response to the request with id"}, peakMB: 200, bound: 3 * time.Minute},
+		// §6.7 allows engine/log at any time after initialized and bounds
+		// no rate: a flood is conformant, within the RSS bound.
+		{mode: "notify-flood", exits: []int{0}, peakMB: 200, bound: 3 * time.Minute, slow: true},
 		{mode: "stderr-flood", exits: []int{0}, peakMB: 200, bound: 3 * time.Minute},
 		// §6.6 bounds no count: incomplete (S2C-004 not verified), never
 		// failed, and bounded (docs/report.md).
@@ -227,8 +242,13 @@ func TestHostileEngines(t *testing.T) {
 				t.Errorf("exit %d, want one of %v\n%s", r.code, c.exits, clip(r.out))
 			}
 			for _, want := range c.says {
-				if !strings.Contains(string(js), want) && !strings.Contains(r.out, want) {
-					t.Errorf("the report does not say %q\n%s", want, clip(string(js)))
+				if !strings.Contains(string(js), want) {
+					t.Errorf("the report does not say %q\n%s", want, failures(js))
+				}
+			}
+			for _, not := range c.saysNot {
+				if strings.Contains(string(js), not) {
+					t.Errorf("the report says %q\n%s", not, failures(js))
 				}
 			}
 			if left := alive(t, pids); len(left) > 0 {
@@ -242,4 +262,29 @@ func TestHostileEngines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failures is what a JSON report says of its failed and not verified
+// specs, and its reason, for a case's failure message.
+func failures(js []byte) string {
+	var rep struct {
+		Reason string `json:"reason"`
+		Specs  []struct {
+			Status       string   `json:"status"`
+			Requirements []string `json:"requirements"`
+			Message      string   `json:"message"`
+			Warnings     []string `json:"warnings"`
+		} `json:"specs"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		return fmt.Sprintf("no report (%v): %s", err, clip(string(js)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "reason: %s\n", rep.Reason)
+	for _, s := range rep.Specs {
+		if s.Status == "failed" || s.Status == "not verified" || len(s.Warnings) > 0 {
+			fmt.Fprintf(&b, "%s %v: %s %v\n", s.Status, s.Requirements, s.Message, s.Warnings)
+		}
+	}
+	return clip(b.String())
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/e2e-conform/toolkit/internal/procs"
@@ -30,7 +32,7 @@ func TestMain(m *testing.M) {
 		fmt.Println(d.Path())
 		select {}
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // entries lists what dir holds.

@@ -41,6 +41,10 @@ import (
 // DefaultMaxLineLength.
 const DefaultMaxLine = 16 << 20
 
+// DefaultMaxInFlight is the default cap on the requests read and not yet
+// answered (Transport.MaxInFlight), as the engine protocol server's.
+const DefaultMaxInFlight = 256
+
 // MaxDepth is the deepest nesting of arrays and objects a message may have
 // (the SDK's decoder refuses more).
 const MaxDepth = 1000
@@ -55,6 +59,20 @@ type Transport struct {
 	// Logger gets one warning per refused line (its number and why, never
 	// its content); nil logs nothing.
 	Logger *slog.Logger
+	// MaxInFlight caps the requests read and not yet answered; 0 is
+	// DefaultMaxInFlight. At the cap reading stops until an answer has been
+	// written (backpressure). The SDK runs every call but initialize in a
+	// goroutine of its own and queues without bound, so without the cap a
+	// client that sends requests and never reads the answers had one
+	// goroutine blocked on the full stdout per request, as many as it cared
+	// to send (issue 12). Notifications are not counted: the SDK handles
+	// them at once, and none writes an answer. A request reusing the id of
+	// one in flight takes no slot (the SDK refuses it).
+	MaxInFlight int
+
+	// atCap, set by tests, is told each time reading stops at the cap,
+	// with the number of requests in flight.
+	atCap func(inFlight int)
 
 	disconnected atomic.Bool
 }
@@ -73,7 +91,12 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &conn{t: t, r: t.Reader, w: t.Writer, log: log, incoming: make(chan msgOrErr), closed: make(chan struct{})}
+	capacity := t.MaxInFlight
+	if capacity <= 0 {
+		capacity = DefaultMaxInFlight
+	}
+	c := &conn{t: t, r: t.Reader, w: t.Writer, log: log, incoming: make(chan msgOrErr), closed: make(chan struct{}),
+		slots: make(chan struct{}, capacity), flight: map[jsonrpc.ID]bool{}}
 	go c.readLoop(max)
 	return c, nil
 }
@@ -93,6 +116,47 @@ type conn struct {
 	closed   chan struct{}
 	once     sync.Once
 	closeErr error
+
+	slots  chan struct{} // one token per request read and not yet answered
+	fmu    sync.Mutex
+	flight map[jsonrpc.ID]bool // ids of the requests holding a slot
+}
+
+// take gives request id a slot before it is handed to the SDK, waiting at
+// the cap until an answer is written; false once the connection closed.
+func (c *conn) take(id jsonrpc.ID) bool {
+	c.fmu.Lock()
+	dup := c.flight[id]
+	c.fmu.Unlock()
+	if dup {
+		return true
+	}
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		if c.t.atCap != nil {
+			c.t.atCap(len(c.slots))
+		}
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.closed:
+			return false
+		}
+	}
+	c.fmu.Lock()
+	c.flight[id] = true
+	c.fmu.Unlock()
+	return true
+}
+
+// answered frees the slot of request id once its answer was written.
+func (c *conn) answered(id jsonrpc.ID) {
+	c.fmu.Lock()
+	defer c.fmu.Unlock()
+	if c.flight[id] {
+		delete(c.flight, id)
+		<-c.slots
+	}
 }
 
 // readLoop reads lines until the stream ends, answers the ones that are
@@ -109,6 +173,8 @@ func (c *conn) readLoop(max int) {
 					c.deliver(msgOrErr{err: werr})
 					return
 				}
+			} else if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && !c.take(req.ID) {
+				return
 			} else if !c.deliver(msgOrErr{msg: msg}) {
 				return
 			}
@@ -309,6 +375,9 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		defer c.answered(resp.ID) // written or not, it is no longer in flight
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

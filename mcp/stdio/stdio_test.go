@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,4 +140,71 @@ func TestMalformedLinesAnswered(t *testing.T) {
 	if !c.tr.Disconnected() {
 		t.Error("the end of stdin is not a disconnect")
 	}
+}
+
+// A client that sends requests and never reads the answers is held at the
+// in-flight cap: reading stops, so what the client manages to write is
+// bounded by the cap and the 64 KiB read buffer, whatever it tries to
+// send; once it reads, every request is answered. io.Pipe is synchronous:
+// a write completes only when the transport has read it.
+func TestClientThatNeverReadsIsHeldAtTheCap(t *testing.T) {
+	const capN = 8
+	const total = 3000
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	stops := make(chan int, total)
+	tr := &Transport{Reader: inR, Writer: outW, MaxInFlight: capN, atCap: func(n int) { stops <- n }}
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background(), tr) }()
+	c := &client{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if a := c.recv(); a.Result == nil {
+		t.Fatalf("initialize: %+v", a)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req := func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i) }
+	var written atomic.Int64
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for i := 1000; i < 1000+total; i++ {
+			if _, err := io.WriteString(inW, req(i)); err != nil {
+				return
+			}
+			written.Add(1)
+		}
+	}()
+	select {
+	case n := <-stops:
+		if n != capN {
+			t.Errorf("reading stopped with %d requests in flight, want the cap %d", n, capN)
+		}
+	case <-wrote:
+		t.Fatalf("the transport read all %d requests of a client that reads nothing", total)
+	}
+	// Stopped at the cap with nothing read by the client: no answer can be
+	// written, so nothing more is read. What it took in is the cap, the
+	// one answer each SDK goroutine may be writing, and what the 64 KiB
+	// read buffer holds.
+	limit := int64(2*capN + 64<<10/len(req(1000)) + 1)
+	if w := written.Load(); w > limit {
+		t.Errorf("the client wrote %d requests while none was answered, want at most %d", w, limit)
+	}
+	for i := 0; i < total; i++ {
+		if a := c.recv(); a.Result == nil {
+			t.Fatalf("answer %d: %+v", i, a)
+		}
+	}
+	<-wrote
+	close(stops)
+	for n := range stops {
+		if n > capN {
+			t.Errorf("%d requests in flight, above the cap %d", n, capN)
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	<-done
+	outR.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -340,6 +341,7 @@ func (c *Conn) request(ctx context.Context, method string, params any, result an
 	}
 	c.pending.Add(1)
 	defer c.pending.Done()
+	sent := time.Now()
 	call, err := c.rpc.Call(method, params, nil)
 	if err != nil {
 		if errors.Is(err, rpc.ErrClosed) || c.disconnected() {
@@ -357,7 +359,10 @@ func (c *Conn) request(ctx context.Context, method string, params any, result an
 	if err != nil && abortCtx.Err() != nil && errors.Is(err, abortCtx.Err()) {
 		if sig == nil {
 			c.rpc.Forget(call)
-			return engineerr.Infrastructure("%s was cancelled: %v", method, context.Cause(ctx))
+			na := &rpc.NoAnswerError{Method: method, ID: strconv.FormatUint(call.ID(), 10), Waited: time.Since(sent), Err: context.Cause(ctx)}
+			e := engineerr.Infrastructure("%s was cancelled: %v", method, na)
+			e.Cause = na
+			return e
 		}
 		budget := budgetOf(params)
 		c.abort(sig, budget)
@@ -370,7 +375,8 @@ func (c *Conn) request(ctx context.Context, method string, params any, result an
 			if r := reason(sig.ctx, budget); r != nil {
 				return engineerr.Decode(r)
 			}
-			return engineerr.New(engineerr.Cancelled, "%s was aborted and not answered within %s", method, c.grace)
+			return engineerr.New(engineerr.Cancelled, "%s was aborted and not answered within %s: %v", method, c.grace,
+				&rpc.NoAnswerError{Method: method, ID: strconv.FormatUint(call.ID(), 10), Waited: time.Since(sent)})
 		}
 	}
 	return c.outcome(method, err, raw, result)

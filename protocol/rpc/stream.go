@@ -213,8 +213,8 @@ func (s *Stream) readFrame() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	content := make([]byte, length)
-	if _, err := io.ReadFull(s.r, content); err != nil {
+	content, err := readContent(s.r, length)
+	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("stream ended inside a %d-byte content part", length), Err: io.ErrUnexpectedEOF}
 		}

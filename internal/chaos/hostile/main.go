@@ -40,6 +40,7 @@ var modes = map[string]string{
 	"deep-nesting":       "answers initialize, then writes a frame of 100000 nested arrays",
 	"unknown-id":         "answers initialize, then writes a response with an id never requested",
 	"duplicate":          "writes every response but initialize's twice",
+	"stray-at-init":      "writes a response with id 7, never requested, before its initialize result",
 	"notify-flood":       "answers initialize, then writes engine/log notifications as fast as it can (100k/s and more)",
 	"stderr-flood":       "serves normally and writes lines to stderr as fast as it can",
 	"setsid-grandchild":  "starts a grandchild that calls setsid and sleeps, then serves normally",
@@ -147,6 +148,13 @@ func (w *hostileWriter) Write(p []byte) (int, error) {
 		if first {
 			p = bytes.Replace(p, []byte(`"name":"`), []byte("\"name\":\"\xff"), 1)
 			return w.rewrite(p)
+		}
+	case "stray-at-init":
+		if first {
+			body := `{"jsonrpc":"2.0","id":7,"result":null}`
+			if _, err := fmt.Fprintf(w.out, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+				return 0, err
+			}
 		}
 	case "duplicate":
 		if !first && bytes.Contains(p, []byte(`"result"`)) {
