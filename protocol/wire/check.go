@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/e2e-conform/toolkit/protocol/internal/jsonscan"
 )
 
 // DecodeSnapshot decodes an EngineSnapshot and checks it against the rules
@@ -19,17 +22,12 @@ import (
 // spec §1.6). It is what the client uses on observe results, where a schema
 // run over thousands of nodes would cost more than the observation.
 func DecodeSnapshot(raw []byte) (*EngineSnapshot, error) {
-	var probe struct {
-		Root     json.RawMessage `json:"root"`
-		Viewport json.RawMessage `json:"viewport"`
-		Pixels   json.RawMessage `json:"pixels"`
-		TU       json.RawMessage `json:"treeUnavailable"`
-	}
+	var probe snapshotProbe
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, &DecodeError{Msg: "EngineSnapshot must be an object, got " + jsonKind(raw)}
 	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, locate(err)
+	if err := probe.read(raw); err != nil {
+		return nil, err
 	}
 	if err := noNull(raw); err != nil {
 		return nil, err
@@ -72,6 +70,53 @@ func DecodeSnapshot(raw []byte) (*EngineSnapshot, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// snapshotProbe holds the raw top-level members of a snapshot that
+// DecodeSnapshot checks before decoding it.
+type snapshotProbe struct {
+	Root     json.RawMessage `json:"root"`
+	Viewport json.RawMessage `json:"viewport"`
+	Pixels   json.RawMessage `json:"pixels"`
+	TU       json.RawMessage `json:"treeUnavailable"`
+}
+
+// read fills the probe from the object raw. Valid JSON whose member names
+// are plain is walked without a decode (the members are named exactly:
+// noNull refuses a name that differs from a known one only by case);
+// anything else goes through encoding/json, which also locates a syntax
+// error.
+func (p *snapshotProbe) read(raw []byte) error {
+	if json.Valid(raw) {
+		plain := true
+		jsonscan.Object(raw, func(key, value []byte) bool {
+			k := key[1 : len(key)-1]
+			switch string(k) {
+			case "root":
+				p.Root = value
+			case "viewport":
+				p.Viewport = value
+			case "pixels":
+				p.Pixels = value
+			case "treeUnavailable":
+				p.TU = value
+			default:
+				if bytes.IndexByte(k, '\\') >= 0 {
+					plain = false
+					return false
+				}
+			}
+			return true
+		})
+		if plain {
+			return nil
+		}
+		*p = snapshotProbe{}
+	}
+	if err := json.Unmarshal(raw, p); err != nil {
+		return locate(err)
+	}
+	return nil
 }
 
 // DecodeNodes decodes a SemanticNode array (the engine/locate result) with
@@ -237,7 +282,9 @@ func (s *nullScanner) skipSpace() {
 	}
 }
 
-func (s *nullScanner) str() string {
+// str scans a string and returns its text (a sub-slice of the input
+// when it has no escapes, so that a key costs no allocation).
+func (s *nullScanner) str() []byte {
 	start := s.i + 1
 	esc := false
 	for s.i++; s.i < len(s.b); s.i++ {
@@ -251,12 +298,12 @@ func (s *nullScanner) str() string {
 			if esc {
 				var v string
 				_ = json.Unmarshal(s.b[start-1:s.i], &v)
-				return v
+				return []byte(v)
 			}
-			return string(out)
+			return out
 		}
 	}
-	return ""
+	return nil
 }
 
 // value scans one value at s.i whose context is c.
@@ -288,14 +335,14 @@ func (s *nullScanner) value(c nullCtx) error {
 			s.skipSpace()
 			s.i++ // ':'
 			s.skipSpace()
-			if c != ctxUnknown && c != ctxStrings && !knownMember[key] && knownFold(key) {
+			if c != ctxUnknown && c != ctxStrings && !knownMember[string(key)] && knownFold(string(key)) {
 				// encoding/json matches member names without regard to case,
 				// so it would read this one as a known member: refuse it.
 				return &DecodeError{Msg: fmt.Sprintf("member %q differs from a known member only by case", key)}
 			}
 			inner := ctxUnknown
 			if c != ctxUnknown {
-				if m, known := c.member(key); known {
+				if m, known := c.member(string(key)); known {
 					inner = m
 				}
 			}
