@@ -12,7 +12,7 @@ import (
 type call func(ctx context.Context) (any, error)
 
 // run registers the request's signal (synchronously, §1.5) and runs fn in
-// its own goroutine. An operation whose signal is aborted at send is
+// its own goroutine (a worker's, see workers). An operation whose signal is aborted at send is
 // answered at once without calling the engine (§7.5, D24).
 func (r *request) run(ref wire.SignalRef, operation bool, fn call) {
 	c := r.c
@@ -26,11 +26,11 @@ func (r *request) run(ref wire.SignalRef, operation bool, fn call) {
 		return
 	}
 	c.inflight.Add(1)
-	go func() {
+	c.workers.do(func() {
 		defer c.inflight.Done()
 		defer c.signals.release(sig)
 		r.finish(sig.ctx, invoke(sig.ctx, fn))
-	}()
+	})
 }
 
 type outcome struct {
