@@ -20,11 +20,12 @@ var envelopeNames = [...]string{"jsonrpc", "id", "method", "params", "result", "
 // m's members, kept raw. On a fault it returns the id to answer with (nil
 // for null).
 func parse(content []byte, m *Message) (*FrameError, json.RawMessage) {
-	if !utf8.Valid(content) {
-		return &FrameError{Kind: FaultJSON, Msg: "content is not valid UTF-8"}, nil
-	}
 	trimmed := jsonscan.Trim(content)
-	if !json.Valid(trimmed) {
+	if !jsonscan.Valid(trimmed) {
+		// One pass decides the common case; the fault path says which.
+		if !utf8.Valid(content) {
+			return &FrameError{Kind: FaultJSON, Msg: "content is not valid UTF-8"}, nil
+		}
 		return &FrameError{Kind: FaultJSON, Msg: "content is not valid JSON" + syntaxDetail(content)}, nil
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {

@@ -87,7 +87,7 @@ type snapshotProbe struct {
 // anything else goes through encoding/json, which also locates a syntax
 // error.
 func (p *snapshotProbe) read(raw []byte) error {
-	if json.Valid(raw) {
+	if jsonscan.Valid(raw) {
 		plain := true
 		jsonscan.Object(raw, func(key, value []byte) bool {
 			k := key[1 : len(key)-1]

@@ -1,0 +1,60 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var validCases = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+3`, `-12.0E-7`, `true`, `false`, `null`,
+	` {"a" : [1, 2, {"b": null}], "c": "\u00e9\n\"\\\/"} `,
+	`{"jsonrpc":"2.0","id":12,"method":"engine/observe","params":{"operation":{"signal":{"id":12}}}}`,
+	`"é"`, `"\ud800"`, `"` + "\xed\xa0\x80" + `"`, "\"\xff\"", `"` + "\x01" + `"`,
+	``, ` `, `{`, `}`, `[1,]`, `{"a":1,}`, `{"a"}`, `{1:2}`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`, `+1`,
+	`tru`, `nul`, `truex`, `"\x"`, `"\u12G4"`, `"\u123"`, `"abc`, `[1 2]`, `{"a":1 "b":2}`, `1 2`,
+	"\"\t\"", `NaN`, `Infinity`, `[` + "\xc3" + `]`, "\xef\xbb\xbf{}",
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000),
+	strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
+}
+
+func reference(b []byte) bool { return utf8.Valid(b) && json.Valid(b) }
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range validCases {
+		if got, want := Valid([]byte(c)), reference([]byte(c)); got != want {
+			t.Errorf("Valid(%.60q) = %v, utf8.Valid && json.Valid say %v", c, got, want)
+		}
+	}
+}
+
+// FuzzValid: Valid is exactly utf8.Valid && json.Valid.
+func FuzzValid(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), reference(b); got != want {
+			t.Fatalf("Valid(%q) = %v, utf8.Valid && json.Valid say %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValid(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":12,"method":"engine/observe","params":{"operation":{"signal":{"id":12},"timeoutMs":30000,"runId":"r","attemptId":"a","origin":"test"}}}`)
+	b.Run("jsonscan", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			Valid(msg)
+		}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			reference(msg)
+		}
+	})
+}
