@@ -26,7 +26,8 @@ func DecodeSnapshot(raw []byte) (*EngineSnapshot, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, &DecodeError{Msg: "EngineSnapshot must be an object, got " + jsonKind(raw)}
 	}
-	if err := probe.read(raw); err != nil {
+	walked, err := probe.read(raw)
+	if err != nil {
 		return nil, err
 	}
 	if err := noNull(raw); err != nil {
@@ -39,8 +40,11 @@ func DecodeSnapshot(raw []byte) (*EngineSnapshot, error) {
 		return nil, &DecodeError{Msg: "EngineSnapshot requires viewport"}
 	}
 	var s EngineSnapshot
-	if err := Unmarshal(raw, &s); err != nil {
-		return nil, err
+	if !walked || !fastSnapshot(raw, &s) {
+		s = EngineSnapshot{}
+		if err := Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
 	}
 	if !(s.Viewport.Width > 0) || !(s.Viewport.Height > 0) {
 		return nil, &DecodeError{Pointer: "/viewport", Msg: "width and height must be > 0"}
@@ -86,7 +90,8 @@ type snapshotProbe struct {
 // noNull refuses a name that differs from a known one only by case);
 // anything else goes through encoding/json, which also locates a syntax
 // error.
-func (p *snapshotProbe) read(raw []byte) error {
+// walked reports the first case (raw is then known to be valid JSON).
+func (p *snapshotProbe) read(raw []byte) (walked bool, err error) {
 	if jsonscan.Valid(raw) {
 		plain := true
 		jsonscan.Object(raw, func(key, value []byte) bool {
@@ -109,14 +114,14 @@ func (p *snapshotProbe) read(raw []byte) error {
 			return true
 		})
 		if plain {
-			return nil
+			return true, nil
 		}
 		*p = snapshotProbe{}
 	}
 	if err := json.Unmarshal(raw, p); err != nil {
-		return locate(err)
+		return false, locate(err)
 	}
-	return nil
+	return false, nil
 }
 
 // DecodeNodes decodes a SemanticNode array (the engine/locate result) with
