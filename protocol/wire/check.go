@@ -22,58 +22,68 @@ import (
 // spec §1.6). It is what the client uses on observe results, where a schema
 // run over thousands of nodes would cost more than the observation.
 func DecodeSnapshot(raw []byte) (*EngineSnapshot, error) {
+	s := new(EngineSnapshot)
+	if err := DecodeSnapshotInto(raw, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// DecodeSnapshotInto is DecodeSnapshot decoding into s (which it resets
+// first), for a caller that holds the snapshot already.
+func DecodeSnapshotInto(raw []byte, s *EngineSnapshot) error {
+	*s = EngineSnapshot{}
 	var probe snapshotProbe
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, &DecodeError{Msg: "EngineSnapshot must be an object, got " + jsonKind(raw)}
+		return &DecodeError{Msg: "EngineSnapshot must be an object, got " + jsonKind(raw)}
 	}
 	walked, err := probe.read(raw)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := noNull(raw); err != nil {
-		return nil, err
+		return err
 	}
 	if probe.Root == nil {
-		return nil, &DecodeError{Msg: "EngineSnapshot requires root"}
+		return &DecodeError{Msg: "EngineSnapshot requires root"}
 	}
 	if probe.Viewport == nil {
-		return nil, &DecodeError{Msg: "EngineSnapshot requires viewport"}
+		return &DecodeError{Msg: "EngineSnapshot requires viewport"}
 	}
-	var s EngineSnapshot
-	if !walked || !fastSnapshot(raw, &s) {
-		s = EngineSnapshot{}
-		if err := Unmarshal(raw, &s); err != nil {
-			return nil, err
+	if !walked || !fastSnapshot(raw, s) {
+		*s = EngineSnapshot{}
+		if err := Unmarshal(raw, s); err != nil {
+			return err
 		}
 	}
 	if !(s.Viewport.Width > 0) || !(s.Viewport.Height > 0) {
-		return nil, &DecodeError{Pointer: "/viewport", Msg: "width and height must be > 0"}
+		return &DecodeError{Pointer: "/viewport", Msg: "width and height must be > 0"}
 	}
 	if probe.TU != nil && string(probe.TU) != "true" {
-		return nil, &DecodeError{Pointer: "/treeUnavailable", Msg: "treeUnavailable must be the literal true"}
+		return &DecodeError{Pointer: "/treeUnavailable", Msg: "treeUnavailable must be the literal true"}
 	}
 	if s.MaskedRegionCount != nil && *s.MaskedRegionCount < 0 {
-		return nil, &DecodeError{Pointer: "/maskedRegionCount", Msg: "must be >= 0"}
+		return &DecodeError{Pointer: "/maskedRegionCount", Msg: "must be >= 0"}
 	}
 	if s.Pixels != nil {
 		if err := checkPixels(s.Pixels); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if s.TreeUnavailable {
 		if s.Pixels == nil {
-			return nil, &DecodeError{Pointer: "/pixels", Msg: "treeUnavailable requires pixels"}
+			return &DecodeError{Pointer: "/pixels", Msg: "treeUnavailable requires pixels"}
 		}
 		var root map[string]json.RawMessage
 		_ = json.Unmarshal(probe.Root, &root)
 		if len(root) != 1 {
-			return nil, &DecodeError{Pointer: "/root", Msg: "with treeUnavailable the root holds ref and nothing else"}
+			return &DecodeError{Pointer: "/root", Msg: "with treeUnavailable the root holds ref and nothing else"}
 		}
 	}
 	if err := checkNode(&s.Root, "/root"); err != nil {
-		return nil, err
+		return err
 	}
-	return &s, nil
+	return nil
 }
 
 // snapshotProbe holds the raw top-level members of a snapshot that
