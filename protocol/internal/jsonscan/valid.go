@@ -12,17 +12,46 @@ const maxDepth = 10000
 // state function per byte. FuzzValid holds it to the two.
 func Valid(b []byte) bool {
 	v := validator{b: b}
+	return v.all()
+}
+
+// Member locates one member of an object in the validated bytes: the raw
+// key (quotes included) is b[KeyStart:KeyEnd], the raw value
+// b[ValueStart:ValueEnd]. Offsets, not slices, so that recording them
+// makes nothing escape.
+type Member struct{ KeyStart, KeyEnd, ValueStart, ValueEnd int }
+
+// Key is the member's raw key in b.
+func (m Member) Key(b []byte) []byte { return b[m.KeyStart:m.KeyEnd] }
+
+// Value is the member's raw value in b.
+func (m Member) Value(b []byte) []byte { return b[m.ValueStart:m.ValueEnd] }
+
+// ValidMembers is Valid, and, when b is an object, records its members in
+// into from the same pass (the members' ends come from the validation, not
+// from a second scan, and nothing is allocated): n is how many members the
+// object has, of which the first min(n, len(into)) are in into, in order.
+// A caller finding n > len(into) walks the object with Object.
+func ValidMembers(b []byte, into []Member) (valid bool, n int) {
+	v := validator{b: b, members: into}
+	valid = v.all()
+	return valid, v.count
+}
+
+type validator struct {
+	b       []byte
+	i       int
+	members []Member // where the top-level members are recorded
+	count   int      // top-level members seen
+}
+
+func (v *validator) all() bool {
 	v.space()
 	if !v.value(0) {
 		return false
 	}
 	v.space()
-	return v.i == len(b)
-}
-
-type validator struct {
-	b []byte
-	i int
+	return v.i == len(v.b)
 }
 
 func (v *validator) space() {
@@ -50,17 +79,26 @@ func (v *validator) value(depth int) bool {
 			return true
 		}
 		for {
+			keyStart := v.i
 			if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
 				return false
 			}
+			keyEnd := v.i
 			v.space()
 			if v.i >= len(v.b) || v.b[v.i] != ':' {
 				return false
 			}
 			v.i++
 			v.space()
+			valueStart := v.i
 			if !v.value(depth + 1) {
 				return false
+			}
+			if depth == 0 {
+				if v.count < len(v.members) {
+					v.members[v.count] = Member{keyStart, keyEnd, valueStart, v.i}
+				}
+				v.count++
 			}
 			v.space()
 			if v.i >= len(v.b) {

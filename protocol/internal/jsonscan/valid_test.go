@@ -40,7 +40,54 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(b), reference(b); got != want {
 			t.Fatalf("Valid(%q) = %v, utf8.Valid && json.Valid say %v", b, got, want)
 		}
+		if valid, got := membersOf(b, 4); valid && strings.Join(got, "\n") != strings.Join(objectMembers(b), "\n") {
+			t.Fatalf("ValidMembers(%q) members %q, Object %q", b, got, objectMembers(b))
+		}
 	})
+}
+
+// membersOf lists b's members through ValidMembers with room for room of
+// them, completed by Object past that.
+func membersOf(b []byte, room int) (bool, []string) {
+	into := make([]Member, room)
+	valid, n := ValidMembers(b, into)
+	var got []string
+	for _, m := range into[:min(n, room)] {
+		got = append(got, string(m.Key(b))+"="+string(m.Value(b)))
+	}
+	if valid && n > room {
+		i := 0
+		Object(Trim(b), func(k, v []byte) bool {
+			if i >= room {
+				got = append(got, string(k)+"="+string(v))
+			}
+			i++
+			return true
+		})
+	}
+	return valid, got
+}
+
+func objectMembers(b []byte) []string {
+	var want []string
+	Object(Trim(b), func(k, v []byte) bool { want = append(want, string(k)+"="+string(v)); return true })
+	return want
+}
+
+// TestValidMembers: ValidMembers reports the members Object does.
+func TestValidMembers(t *testing.T) {
+	for _, c := range append(validCases, `{"a":1,"b":[{"c":"}"}],"d":"x\"y","e":{},"f":[],"g":null}`) {
+		for _, room := range []int{0, 2, 8} {
+			b := []byte(c)
+			valid, got := membersOf(b, room)
+			if valid != reference(b) {
+				t.Errorf("ValidMembers(%.60q) = %v, want %v", c, valid, !valid)
+			}
+			if valid && strings.Join(got, "\n") != strings.Join(objectMembers(b), "\n") {
+				t.Errorf("ValidMembers(%.60q, room %d) members %q, Object %q", c, room, got, objectMembers(b))
+			}
+		}
+	}
 }
 
 func BenchmarkValid(b *testing.B) {
