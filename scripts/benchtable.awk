@@ -4,7 +4,9 @@
 # per op, which a loaded machine's scheduling delays do not inflate; for
 # spawn, the child's CPU is not counted), and the goal.
 /^Benchmark/ {
-	name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+	name = $1; sub(/^Benchmark/, "", name)
+	if (match(name, /-[0-9]+$/)) procs = substr(name, RSTART + 1)
+	sub(/-[0-9]+$/, "", name)
 	for (i = 3; i < NF; i++) {
 		if ($(i+1) == "ns/op") ns[name] = $i
 		if ($(i+1) == "B/op") bytes[name] = $i
@@ -28,4 +30,9 @@ END {
 	row("ObservePipelined", "RawLoopbackPipelined", "")
 	if ("ObservePipelined" in calls)
 		printf "%-18s %12.0f calls/s (floor %.0f calls/s)   goal >= 100000 calls/s\n", "ObservePipelined", calls["ObservePipelined"], calls["RawLoopbackPipelined"]
+	# What GOMAXPROCS idle cores sustain at the measured CPU per call (client
+	# and server are both in this process): the figure a loaded machine's
+	# scheduling does not lower.
+	if (("ObservePipelined" in cpu) && cpu["ObservePipelined"] > 0 && procs > 0)
+		printf "%-18s %12.0f calls/s CPU-bound ceiling on %d cores (%d cpu-ns per call)\n", "ObservePipelined", procs * 1e9 / cpu["ObservePipelined"], procs, cpu["ObservePipelined"]
 }

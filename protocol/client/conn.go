@@ -425,11 +425,10 @@ func (c *Conn) outcome(method string, err error, raw json.RawMessage, result any
 	// schema's FuzzDecodeSnapshot), instead of a schema run.
 	switch p := result.(type) {
 	case *wire.EngineSnapshot:
-		s, err := wire.DecodeSnapshot(raw)
-		if err != nil {
+		if err := wire.DecodeSnapshotInto(raw, p); err != nil {
+			*p = wire.EngineSnapshot{}
 			return c.malformed(method, err)
 		}
-		*p = *s
 		return nil
 	case *[]wire.SemanticNode:
 		nodes, err := wire.DecodeNodes(raw)

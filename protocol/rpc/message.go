@@ -20,22 +20,10 @@ var envelopeNames = [...]string{"jsonrpc", "id", "method", "params", "result", "
 // m's members, kept raw. On a fault it returns the id to answer with (nil
 // for null).
 func parse(content []byte, m *Message) (*FrameError, json.RawMessage) {
-	if !utf8.Valid(content) {
-		return &FrameError{Kind: FaultJSON, Msg: "content is not valid UTF-8"}, nil
-	}
 	trimmed := jsonscan.Trim(content)
-	if !json.Valid(trimmed) {
-		return &FrameError{Kind: FaultJSON, Msg: "content is not valid JSON" + syntaxDetail(content)}, nil
-	}
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		return &FrameError{Kind: FaultBatch, Msg: "batches are not supported"}, nil
-	}
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return &FrameError{Kind: FaultEnvelope, Msg: "message is not a JSON object"}, nil
-	}
 	var jsonrpc, id, method, params, result, errObj json.RawMessage
 	var lookAlike string
-	jsonscan.Object(trimmed, func(key, value []byte) bool {
+	envelope := func(key, value []byte) bool {
 		switch {
 		case jsonscan.KeyIs(key, "jsonrpc"):
 			jsonrpc = value
@@ -61,7 +49,33 @@ func parse(content []byte, m *Message) (*FrameError, json.RawMessage) {
 			}
 		}
 		return true
-	})
+	}
+	// One pass validates the content and finds the envelope's members (an
+	// object with more members than fit is walked again).
+	var into [8]jsonscan.Member
+	valid, n := jsonscan.ValidMembers(trimmed, into[:])
+	if valid && n <= len(into) {
+		for _, mb := range into[:n] {
+			if !envelope(mb.Key(trimmed), mb.Value(trimmed)) {
+				break
+			}
+		}
+	} else if valid {
+		jsonscan.Object(trimmed, envelope)
+	}
+	if !valid {
+		// The fault path says which.
+		if !utf8.Valid(content) {
+			return &FrameError{Kind: FaultJSON, Msg: "content is not valid UTF-8"}, nil
+		}
+		return &FrameError{Kind: FaultJSON, Msg: "content is not valid JSON" + syntaxDetail(content)}, nil
+	}
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return &FrameError{Kind: FaultBatch, Msg: "batches are not supported"}, nil
+	}
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return &FrameError{Kind: FaultEnvelope, Msg: "message is not a JSON object"}, nil
+	}
 	if lookAlike != "" {
 		return &FrameError{Kind: FaultEnvelope, Msg: lookAlike}, nil
 	}

@@ -29,8 +29,16 @@ func (f *frameBuf) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// appender is a value that appends its own JSON, byte for byte what
+// encoding/json writes (the wire package's hot messages: observe params,
+// snapshots); false leaves the value to encoding/json.
+type appender interface {
+	AppendJSON(b []byte) ([]byte, bool)
+}
+
 // value appends v as JSON: raw bytes as they are (json.RawMessage is the
-// caller's own JSON), anything else through encoding/json.
+// caller's own JSON), an appender's own encoding, anything else through
+// encoding/json.
 func (f *frameBuf) value(v any) error {
 	switch x := v.(type) {
 	case nil:
@@ -43,6 +51,14 @@ func (f *frameBuf) value(v any) error {
 		}
 		f.b = append(f.b, x...)
 		return nil
+	case appender:
+		n := len(f.b)
+		b, ok := x.AppendJSON(f.b)
+		if ok {
+			f.b = b
+			return nil
+		}
+		f.b = b[:n] // what it wrote before it gave up
 	}
 	if err := f.enc.Encode(v); err != nil {
 		return err

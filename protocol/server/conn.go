@@ -111,6 +111,7 @@ type conn struct {
 	queued      []queuedNote
 
 	inflight    sync.WaitGroup // engine calls running
+	workers     *workers       // the goroutines engine calls run on
 	slots       chan struct{}  // one token per request read and not yet answered
 	derivations derivations
 	reuse       []*liveSignal
@@ -126,7 +127,7 @@ func serve(ctx context.Context, engine Engine, factory Factory, rwc io.ReadWrite
 	if capacity <= 0 {
 		capacity = DefaultMaxInFlight
 	}
-	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}, slots: make(chan struct{}, capacity)}
+	c := &conn{opts: opts, factory: factory, pending: map[string]bool{}, slots: make(chan struct{}, capacity), workers: newWorkers()}
 	c.log = opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -210,11 +211,14 @@ func (c *conn) run(ctx context.Context) error {
 	}
 	t := time.NewTimer(drain)
 	defer t.Stop()
+	drained := true
 	select {
 	case <-done:
 	case <-t.C:
+		drained = false
 		c.log.Warn("engine calls still running after the connection ended; not waiting for them")
 	}
+	c.workers.stop(drained)
 	c.cancel(context.Canceled)
 	c.closeEngine()
 	if clean {

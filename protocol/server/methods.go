@@ -12,7 +12,7 @@ import (
 type call func(ctx context.Context) (any, error)
 
 // run registers the request's signal (synchronously, §1.5) and runs fn in
-// its own goroutine. An operation whose signal is aborted at send is
+// its own goroutine (a worker's, see workers). An operation whose signal is aborted at send is
 // answered at once without calling the engine (§7.5, D24).
 func (r *request) run(ref wire.SignalRef, operation bool, fn call) {
 	c := r.c
@@ -26,11 +26,11 @@ func (r *request) run(ref wire.SignalRef, operation bool, fn call) {
 		return
 	}
 	c.inflight.Add(1)
-	go func() {
+	c.workers.do(func() {
 		defer c.inflight.Done()
 		defer c.signals.release(sig)
 		r.finish(sig.ctx, invoke(sig.ctx, fn))
-	}()
+	})
 }
 
 type outcome struct {
@@ -84,18 +84,7 @@ func (r *request) engineMethod(method string, raw []byte) {
 		if !r.decode(raw, &p) {
 			return
 		}
-		var opts wire.EngineObserveOptions
-		if p.Options != nil {
-			opts = *p.Options
-		}
-		op := c.op(p.Operation)
-		r.run(p.Operation.Signal, true, func(ctx context.Context) (any, error) {
-			s, err := e.(Observer).Observe(ctx, op, opts)
-			if err == nil && s == nil {
-				err = engineerr.New(engineerr.EngineFailure, "the engine returned no snapshot")
-			}
-			return s, err
-		})
+		r.observe(p)
 	case wire.MethodLocate:
 		var p wire.LocateParams
 		if !r.decode(raw, &p) {
@@ -165,18 +154,9 @@ func (r *request) engineMethod(method string, raw []byte) {
 		r.run(p.Operation.Signal, true, func(ctx context.Context) (any, error) {
 			return nil, e.(Keyboard).Press(ctx, op, key)
 		})
-	case wire.MethodDismiss:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			return nil, e.(KeyboardDismisser).Dismiss(ctx, op)
-		})
-	case wire.MethodCapture:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			s, err := e.(StateKeeper).Capture(ctx, op)
-			if err == nil && s == nil {
-				err = engineerr.New(engineerr.EngineFailure, "the engine returned no state")
-			}
-			return s, err
-		})
+	case wire.MethodDismiss, wire.MethodCapture, wire.MethodStartVideo, wire.MethodStopVideo,
+		wire.MethodBack, wire.MethodRestart, wire.MethodReset:
+		r.operation(raw, r.operationCall(method))
 	case wire.MethodRestore:
 		var p wire.RestoreParams
 		if !r.decode(raw, &p) {
@@ -199,18 +179,6 @@ func (r *request) engineMethod(method string, raw []byte) {
 			}
 			return s, err
 		})
-	case wire.MethodStartVideo:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			return nil, e.(VideoRecorder).StartVideo(ctx, op)
-		})
-	case wire.MethodStopVideo:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			segs, err := e.(VideoRecorder).StopVideo(ctx, op)
-			if segs == nil {
-				segs = []wire.VideoSegment{}
-			}
-			return segs, err
-		})
 	case wire.MethodOpen:
 		var p wire.OpenParams
 		if !r.decode(raw, &p) {
@@ -220,29 +188,113 @@ func (r *request) engineMethod(method string, raw []byte) {
 		r.run(p.Operation.Signal, true, func(ctx context.Context) (any, error) {
 			return nil, e.(SessionOpener).Open(ctx, op, p.URL)
 		})
-	case wire.MethodBack:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			return nil, e.(SessionBacker).Back(ctx, op)
-		})
-	case wire.MethodRestart:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			return nil, e.(SessionRestarter).Restart(ctx, op)
-		})
-	case wire.MethodReset:
-		r.operation(raw, func(ctx context.Context, op Operation) (any, error) {
-			return nil, e.(SessionResetter).Reset(ctx, op)
-		})
 	default:
 		r.lifecycle(method, raw)
 	}
 }
 
 // operation handles the methods whose params are {operation}.
-func (r *request) operation(raw []byte, fn func(ctx context.Context, op Operation) (any, error)) {
+func (r *request) operation(raw []byte, fn opCall) {
 	var p wire.OperationParams
 	if !r.decode(raw, &p) {
 		return
 	}
+	r.runOperation(p.Operation, fn)
+}
+
+func (r *request) runOperation(o wire.Operation, fn opCall) {
+	op := r.c.op(o)
+	r.run(o.Signal, true, func(ctx context.Context) (any, error) { return fn(ctx, op) })
+}
+
+// opCall is the engine call of a method whose params are {operation}.
+type opCall func(ctx context.Context, op Operation) (any, error)
+
+// operationCall is the engine call of method when its params are
+// {operation} alone, nil otherwise.
+func (r *request) operationCall(method string) opCall {
+	e := r.c.engine
+	switch method {
+	case wire.MethodDismiss:
+		return func(ctx context.Context, op Operation) (any, error) {
+			return nil, e.(KeyboardDismisser).Dismiss(ctx, op)
+		}
+	case wire.MethodCapture:
+		return func(ctx context.Context, op Operation) (any, error) {
+			s, err := e.(StateKeeper).Capture(ctx, op)
+			if err == nil && s == nil {
+				err = engineerr.New(engineerr.EngineFailure, "the engine returned no state")
+			}
+			return s, err
+		}
+	case wire.MethodStartVideo:
+		return func(ctx context.Context, op Operation) (any, error) {
+			return nil, e.(VideoRecorder).StartVideo(ctx, op)
+		}
+	case wire.MethodStopVideo:
+		return func(ctx context.Context, op Operation) (any, error) {
+			segs, err := e.(VideoRecorder).StopVideo(ctx, op)
+			if segs == nil {
+				segs = []wire.VideoSegment{}
+			}
+			return segs, err
+		}
+	case wire.MethodBack:
+		return func(ctx context.Context, op Operation) (any, error) {
+			return nil, e.(SessionBacker).Back(ctx, op)
+		}
+	case wire.MethodRestart:
+		return func(ctx context.Context, op Operation) (any, error) {
+			return nil, e.(SessionRestarter).Restart(ctx, op)
+		}
+	case wire.MethodReset:
+		return func(ctx context.Context, op Operation) (any, error) {
+			return nil, e.(SessionResetter).Reset(ctx, op)
+		}
+	}
+	return nil
+}
+
+// observe runs engine/observe with its decoded params.
+func (r *request) observe(p wire.ObserveParams) {
+	e := r.c.engine
+	var opts wire.EngineObserveOptions
+	if p.Options != nil {
+		opts = *p.Options
+	}
 	op := r.c.op(p.Operation)
-	r.run(p.Operation.Signal, true, func(ctx context.Context) (any, error) { return fn(ctx, op) })
+	r.run(p.Operation.Signal, true, func(ctx context.Context) (any, error) {
+		s, err := e.(Observer).Observe(ctx, op, opts)
+		if err == nil && s == nil {
+			err = engineerr.New(engineerr.EngineFailure, "the engine returned no snapshot")
+		}
+		return s, err
+	})
+}
+
+// strictMethod handles a method whose params have a strict decoder in the
+// wire package (engine/observe and the {operation} methods), whose verdict
+// is the schema's (schema's FuzzParamsDecoders): params it accepts run
+// without a schema run. It returns false when the method has no strict
+// decoder or the decoder did not accept the params; the caller then
+// validates them with the schema, which words the invalid-params answer.
+func (r *request) strictMethod(method string, raw []byte) bool {
+	if method == wire.MethodObserve {
+		p, err := wire.DecodeObserveParams(raw)
+		if err != nil {
+			return false
+		}
+		r.observe(p)
+		return true
+	}
+	fn := r.operationCall(method)
+	if fn == nil {
+		return false
+	}
+	p, err := wire.DecodeOperationParams(raw)
+	if err != nil {
+		return false
+	}
+	r.runOperation(p.Operation, fn)
+	return true
 }

@@ -142,6 +142,9 @@ func (r *request) dispatch() {
 		return
 	}
 	raw := r.params()
+	if r.strictMethod(method, raw) {
+		return
+	}
 	if err := c.schemas.ValidateParams(method, raw); err != nil {
 		r.replyCode(wire.CodeInvalidParams, "invalid params: %v", err)
 		return

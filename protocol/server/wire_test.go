@@ -174,3 +174,42 @@ func TestResultOverLimit(t *testing.T) {
 		t.Fatalf("data %s", eo.Data)
 	}
 }
+
+// TestStrictParamsAnswerAsTheSchema: engine/observe's params go through
+// the strict wire decoder; what it refuses is answered with the schema's
+// words, as before it existed, and what it leaves to the schema (a signal
+// reason, an integer id written 1.0) is decided as before.
+func TestStrictParamsAnswerAsTheSchema(t *testing.T) {
+	e := newProbe()
+	p := servePeer(t, e, server.Options{})
+	p.initialize()
+	invalid := []string{
+		`{"operation":{"signal":{"id":1},"timeoutMs":1,"runId":"r","attemptId":""}}`,
+		`{"operation":{"signal":{"id":1},"timeoutMs":-1,"runId":"r","attemptId":"a"}}`,
+		`{"operation":{"signal":{"id":1},"timeoutMs":1,"runId":"r","attemptId":"a","origin":"human"}}`,
+		`{"operation":` + op(`{"id":1}`) + `,"options":{"pixels":"yes"}}`,
+		`{"operation":{"timeoutMs":1,"runId":"r","attemptId":"a"}}`,
+	}
+	for i, params := range invalid {
+		id := fmt.Sprint(i + 1)
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"engine/observe","params":` + params + `}`)
+		eo := p.wantCode(id, wire.CodeInvalidParams)
+		want := "invalid params: " + schemas.ValidateParams(wire.MethodObserve, json.RawMessage(params)).Error()
+		if eo.Message != want {
+			t.Errorf("%s: answered %q, want the schema's %q", params, eo.Message, want)
+		}
+	}
+	// Left to the schema: a valid reason is accepted; an id of 1.0, which
+	// the schema accepts and a SignalID cannot hold, is refused by the
+	// decode that follows the schema run, as before.
+	p.send(`{"jsonrpc":"2.0","id":10,"method":"engine/observe","params":{"operation":` +
+		op(`{"id":1,"aborted":false,"reason":{"code":-32603,"message":"x"}}`) + `}}`)
+	p.wantResult("10", "")
+	p.send(`{"jsonrpc":"2.0","id":11,"method":"engine/observe","params":{"operation":` + op(`{"id":1.0}`) + `}}`)
+	if eo := p.wantCode("11", wire.CodeInvalidParams); !strings.Contains(eo.Message, "invalid params of engine/observe") {
+		t.Errorf("id 1.0: answered %q, want the decode's refusal", eo.Message)
+	}
+	if n := e.count(wire.MethodObserve); n != 1 {
+		t.Fatalf("engine observed %d times, want 1", n)
+	}
+}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/e2e-conform/toolkit/protocol/internal/jsonscan"
 )
 
 // DecodeSnapshot decodes an EngineSnapshot and checks it against the rules
@@ -19,59 +22,116 @@ import (
 // spec §1.6). It is what the client uses on observe results, where a schema
 // run over thousands of nodes would cost more than the observation.
 func DecodeSnapshot(raw []byte) (*EngineSnapshot, error) {
-	var probe struct {
-		Root     json.RawMessage `json:"root"`
-		Viewport json.RawMessage `json:"viewport"`
-		Pixels   json.RawMessage `json:"pixels"`
-		TU       json.RawMessage `json:"treeUnavailable"`
+	s := new(EngineSnapshot)
+	if err := DecodeSnapshotInto(raw, s); err != nil {
+		return nil, err
 	}
+	return s, nil
+}
+
+// DecodeSnapshotInto is DecodeSnapshot decoding into s (which it resets
+// first), for a caller that holds the snapshot already.
+func DecodeSnapshotInto(raw []byte, s *EngineSnapshot) error {
+	*s = EngineSnapshot{}
+	var probe snapshotProbe
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, &DecodeError{Msg: "EngineSnapshot must be an object, got " + jsonKind(raw)}
+		return &DecodeError{Msg: "EngineSnapshot must be an object, got " + jsonKind(raw)}
 	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return nil, locate(err)
+	walked, err := probe.read(raw)
+	if err != nil {
+		return err
 	}
 	if err := noNull(raw); err != nil {
-		return nil, err
+		return err
 	}
 	if probe.Root == nil {
-		return nil, &DecodeError{Msg: "EngineSnapshot requires root"}
+		return &DecodeError{Msg: "EngineSnapshot requires root"}
 	}
 	if probe.Viewport == nil {
-		return nil, &DecodeError{Msg: "EngineSnapshot requires viewport"}
+		return &DecodeError{Msg: "EngineSnapshot requires viewport"}
 	}
-	var s EngineSnapshot
-	if err := Unmarshal(raw, &s); err != nil {
-		return nil, err
+	if !walked || !fastSnapshot(raw, s) {
+		*s = EngineSnapshot{}
+		if err := Unmarshal(raw, s); err != nil {
+			return err
+		}
 	}
 	if !(s.Viewport.Width > 0) || !(s.Viewport.Height > 0) {
-		return nil, &DecodeError{Pointer: "/viewport", Msg: "width and height must be > 0"}
+		return &DecodeError{Pointer: "/viewport", Msg: "width and height must be > 0"}
 	}
 	if probe.TU != nil && string(probe.TU) != "true" {
-		return nil, &DecodeError{Pointer: "/treeUnavailable", Msg: "treeUnavailable must be the literal true"}
+		return &DecodeError{Pointer: "/treeUnavailable", Msg: "treeUnavailable must be the literal true"}
 	}
 	if s.MaskedRegionCount != nil && *s.MaskedRegionCount < 0 {
-		return nil, &DecodeError{Pointer: "/maskedRegionCount", Msg: "must be >= 0"}
+		return &DecodeError{Pointer: "/maskedRegionCount", Msg: "must be >= 0"}
 	}
 	if s.Pixels != nil {
 		if err := checkPixels(s.Pixels); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if s.TreeUnavailable {
 		if s.Pixels == nil {
-			return nil, &DecodeError{Pointer: "/pixels", Msg: "treeUnavailable requires pixels"}
+			return &DecodeError{Pointer: "/pixels", Msg: "treeUnavailable requires pixels"}
 		}
 		var root map[string]json.RawMessage
 		_ = json.Unmarshal(probe.Root, &root)
 		if len(root) != 1 {
-			return nil, &DecodeError{Pointer: "/root", Msg: "with treeUnavailable the root holds ref and nothing else"}
+			return &DecodeError{Pointer: "/root", Msg: "with treeUnavailable the root holds ref and nothing else"}
 		}
 	}
 	if err := checkNode(&s.Root, "/root"); err != nil {
-		return nil, err
+		return err
 	}
-	return &s, nil
+	return nil
+}
+
+// snapshotProbe holds the raw top-level members of a snapshot that
+// DecodeSnapshot checks before decoding it.
+type snapshotProbe struct {
+	Root     json.RawMessage `json:"root"`
+	Viewport json.RawMessage `json:"viewport"`
+	Pixels   json.RawMessage `json:"pixels"`
+	TU       json.RawMessage `json:"treeUnavailable"`
+}
+
+// read fills the probe from the object raw. Valid JSON whose member names
+// are plain is walked without a decode (the members are named exactly:
+// noNull refuses a name that differs from a known one only by case);
+// anything else goes through encoding/json, which also locates a syntax
+// error.
+// walked reports the first case (raw is then known to be valid JSON).
+func (p *snapshotProbe) read(raw []byte) (walked bool, err error) {
+	if jsonscan.Valid(raw) {
+		plain := true
+		jsonscan.Object(raw, func(key, value []byte) bool {
+			k := key[1 : len(key)-1]
+			switch string(k) {
+			case "root":
+				p.Root = value
+			case "viewport":
+				p.Viewport = value
+			case "pixels":
+				p.Pixels = value
+			case "treeUnavailable":
+				p.TU = value
+			default:
+				if bytes.IndexByte(k, '\\') >= 0 {
+					plain = false
+					return false
+				}
+			}
+			return true
+		})
+		if plain {
+			return true, nil
+		}
+		*p = snapshotProbe{}
+	}
+	if err := json.Unmarshal(raw, p); err != nil {
+		return false, locate(err)
+	}
+	return false, nil
 }
 
 // DecodeNodes decodes a SemanticNode array (the engine/locate result) with
@@ -237,7 +297,9 @@ func (s *nullScanner) skipSpace() {
 	}
 }
 
-func (s *nullScanner) str() string {
+// str scans a string and returns its text (a sub-slice of the input
+// when it has no escapes, so that a key costs no allocation).
+func (s *nullScanner) str() []byte {
 	start := s.i + 1
 	esc := false
 	for s.i++; s.i < len(s.b); s.i++ {
@@ -251,12 +313,12 @@ func (s *nullScanner) str() string {
 			if esc {
 				var v string
 				_ = json.Unmarshal(s.b[start-1:s.i], &v)
-				return v
+				return []byte(v)
 			}
-			return string(out)
+			return out
 		}
 	}
-	return ""
+	return nil
 }
 
 // value scans one value at s.i whose context is c.
@@ -288,14 +350,14 @@ func (s *nullScanner) value(c nullCtx) error {
 			s.skipSpace()
 			s.i++ // ':'
 			s.skipSpace()
-			if c != ctxUnknown && c != ctxStrings && !knownMember[key] && knownFold(key) {
+			if c != ctxUnknown && c != ctxStrings && !knownMember[string(key)] && knownFold(string(key)) {
 				// encoding/json matches member names without regard to case,
 				// so it would read this one as a known member: refuse it.
 				return &DecodeError{Msg: fmt.Sprintf("member %q differs from a known member only by case", key)}
 			}
 			inner := ctxUnknown
 			if c != ctxUnknown {
-				if m, known := c.member(key); known {
+				if m, known := c.member(string(key)); known {
 					inner = m
 				}
 			}

@@ -1,6 +1,11 @@
 package wire
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/e2e-conform/toolkit/protocol/internal/jsonscan"
+)
 
 // EngineObserveOptions are the options of engine/observe (spec §5.4).
 type EngineObserveOptions struct {
@@ -42,6 +47,9 @@ type NodeRef struct {
 
 // UnmarshalJSON requires both members, as the schema does.
 func (r *NodeRef) UnmarshalJSON(data []byte) error {
+	if r.fast(data) {
+		return nil
+	}
 	var p struct {
 		ID       *string `json:"id"`
 		Revision *string `json:"revision"`
@@ -57,6 +65,40 @@ func (r *NodeRef) UnmarshalJSON(data []byte) error {
 	}
 	*r = NodeRef{ID: *p.ID, Revision: *p.Revision}
 	return nil
+}
+
+// fast decodes the common NodeRef, an object whose id and revision are
+// strings, without a reflective decode; anything else (a member name with
+// escapes or differing from id or revision only by case, a value that is
+// not a string, a missing member) is left to the reflective path, which
+// reads it as encoding/json does and words the error.
+func (r *NodeRef) fast(data []byte) bool {
+	var id, rev []byte
+	ok := true
+	if !jsonscan.Object(data, func(key, value []byte) bool {
+		k := key[1 : len(key)-1]
+		switch string(k) {
+		case "id":
+			id = value
+		case "revision":
+			rev = value
+		default:
+			if bytes.IndexByte(k, '\\') >= 0 || bytes.EqualFold(k, []byte("id")) || bytes.EqualFold(k, []byte("revision")) {
+				ok = false
+				return false
+			}
+		}
+		return true
+	}) || !ok {
+		return false
+	}
+	idStr, ok1 := stringValue(id)
+	revStr, ok2 := stringValue(rev)
+	if !ok1 || !ok2 {
+		return false
+	}
+	*r = NodeRef{ID: idStr, Revision: revStr}
+	return true
 }
 
 // NodeStates are the eight reportable node states (spec §5.5); nil is absent.
