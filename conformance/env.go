@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/e2e-conform/toolkit/fixtures/web"
+	"github.com/e2e-conform/toolkit/conformance/fixture/web"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
@@ -211,7 +211,7 @@ func (e *Env) close() {
 	os.RemoveAll(e.Artifacts)
 }
 
-// startFixtures serves the fixture screens (package fixtures/web: every
+// startFixtures serves the fixture screens (package conformance/fixture/web: every
 // screen of conformance/fixture as an HTML page, /slow after
 // fixture.SlowDelay) on the loopback interface (spec §11), and the held
 // pages (hold.go) under holdPrefix.
