@@ -179,7 +179,9 @@ func fakeServer(t *testing.T, e *Env) (*Raw, *io.PipeWriter, *io.PipeReader) {
 }
 
 func testEnv() *Env {
-	return &Env{violations: map[string][]violationRec{}, sent: map[string]bool{}, runEvidence: Evidence{}}
+	e := &Env{runEvidence: Evidence{}}
+	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}}
+	return e
 }
 
 func TestAFramingFaultEndsTheStreamAtOnce(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -211,12 +210,7 @@ func (e *Env) summaryInput() summaryInput {
 	}
 	in := summaryInput{reached: e.Manifest.Name != "", transport: e.Transport, manifest: e.Manifest, latency: e.latency.snapshot()}
 	in.facts.TapModifiersPresent = e.tapModifiersPresent
-	e.mu.Lock()
-	for k := range e.sent {
-		in.facts.ServerSent = append(in.facts.ServerSent, k)
-	}
-	e.mu.Unlock()
-	sort.Strings(in.facts.ServerSent)
+	in.facts.ServerSent = e.sentKinds()
 	if e.initRefused != nil {
 		in.facts.InitRefused = e.initRefused.Error()
 	}
