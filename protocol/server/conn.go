@@ -366,7 +366,7 @@ func idKey(raw json.RawMessage) string {
 // callBound is call; bind, when not nil, learns the request id before the
 // request is written.
 //
-// Implements: S2C-004, S2C-006, S2C-007, WIRE-013.
+// Implements: S2C-004, S2C-006, S2C-007.
 func (c *conn) callBound(ctx context.Context, method string, params any, result any, bind func(id int64)) error {
 	c.noteMu.Lock()
 	ready := c.initialized

@@ -27,7 +27,8 @@ func (r *request) params() json.RawMessage { return r.req.Params }
 // frame; one too large for the message limit, or that cannot be encoded,
 // is answered with an error instead (spec §1.2).
 //
-// Implements: WIRE-008, WIRE-012.
+// Implements: WIRE-008, WIRE-012, WIRE-013 (results are the engine's protocol/wire
+// values, encoded as they are: no null optional member, the schemas' shapes).
 func (r *request) respond(result any, eo *wire.ErrorObject) {
 	if !r.answered.CompareAndSwap(false, true) {
 		return
