@@ -85,6 +85,22 @@ func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, strin
 	return ss.secretScenario(ctx, e, false)
 }
 
+// derivationRequested reports whether an attempt/resolveSecret carrying
+// derivation arrived among the server messages read from index since on.
+// Such a request may be pending at the server when the suite's
+// attempt/deriveSecret of the same value arrives, and §6.6 matches a
+// derivation against the pending requests by value, so the server may
+// answer it: -32602 cannot be required then.
+func (s *session) derivationRequested(since int, derivation string) bool {
+	want := compactJSON([]byte(derivation))
+	for _, m := range s.msgs[min(since, len(s.msgs)):] {
+		if m.f.Method() == wire.MethodResolveSecret && derivationOf(m.f) == want {
+			return true
+		}
+	}
+	return false
+}
+
 // awaitTrigger waits for the request that was pending behind an answered
 // attempt/resolveSecret.
 func (s *session) awaitTrigger(ctx context.Context, trigger string) {

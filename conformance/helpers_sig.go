@@ -128,7 +128,7 @@ type session struct {
 	stray   []string          // responses matching no pending request
 	garbage []string          // frames whose content is not JSON
 	msgs    []serverMsg
-	held    []*Frame // server requests kept unanswered while hold is set
+	held    []*Frame // the server request kept unanswered while hold is set (at most one)
 	hold    bool
 	inited  bool
 	// The attempt open for the window checks of S2C-001: from the moment
@@ -211,7 +211,12 @@ func (s *session) take(f *Frame) {
 				s.respond(f, "", secretUnavailable)
 				return
 			}
-			if s.hold && f.Method() == wire.MethodResolveSecret {
+			// Only the first attempt/resolveSecret is held: §6.6 lets an
+			// engine ask any number of secrets at once ("the provider runs
+			// again on every request"), and a later one left unanswered
+			// would keep the held request's operation from ending, so the
+			// spec would fail an engine the spec allows.
+			if s.hold && len(s.held) == 0 && f.Method() == wire.MethodResolveSecret {
 				s.held = append(s.held, f)
 				return
 			}

@@ -92,6 +92,10 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// scenario's own request and every other S2C requirement unharmed.
 	"secret-flood": {profile: "full", only: "S2C,ERR-007", flood: true,
 		want: map[string][]conformance.Status{"S2C-004": notVerified, "S2C-005": passed, "S2C-006": passed, "S2C-007": passed, "S2C-008": passed, "ERR-007": passed}},
+	// Two secrets asked at once by one fill (§6.6 limits no count): only
+	// the first is held, the other answered at once, so the fill ends.
+	"secret-pair": {profile: "full", only: "S2C,ERR-007",
+		want: map[string][]conformance.Status{"S2C-005": passed, "S2C-006": passed, "S2C-007": passed, "S2C-008": passed, "ERR-007": passed}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",

@@ -52,6 +52,7 @@ func TestVersionOnEveryBinary(t *testing.T) {
 	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
+	head := stampedRevision(t)
 	line := regexp.MustCompile(`^(\S+) (\S+) \(github\.com/e2e-conform/toolkit, revision (\S+?)(, modified)?, go1\.\d+`)
 	for _, c := range all {
 		out, err := exec.Command(filepath.Join(dir, c), "--version").Output()
@@ -62,6 +63,31 @@ func TestVersionOnEveryBinary(t *testing.T) {
 		m := line.FindStringSubmatch(strings.TrimSpace(string(out)))
 		if m == nil || m[1] != c || strings.Count(string(out), "\n") != 1 {
 			t.Errorf("%s --version printed %q, want one line \"%s VERSION (github.com/e2e-conform/toolkit, revision REV, goX.Y)\"", c, out, c)
+			continue
+		}
+		if head != "" && m[3] != head {
+			t.Errorf("%s --version names revision %q, want the checkout's HEAD %s", c, m[3], head)
 		}
 	}
+}
+
+// stampedRevision is the HEAD commit the go command stamps into a binary
+// built in this checkout, or "" when it stamps none: outside a git
+// checkout, or in a linked worktree (its .git is a file, and the go command
+// does not stamp builds there).
+func stampedRevision(t *testing.T) string {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Logf("not a git checkout (%v): the revision is not compared", err)
+		return ""
+	}
+	if st, err := os.Stat(filepath.Join(strings.TrimSpace(string(top)), ".git")); err != nil || !st.IsDir() {
+		t.Logf("a linked git worktree: the go command stamps no revision, which is not compared")
+		return ""
+	}
+	rev, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse HEAD: %v", err)
+	}
+	return strings.TrimSpace(string(rev))
 }

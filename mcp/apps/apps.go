@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // Spec is one app command.
@@ -38,23 +40,6 @@ func (s Spec) key() string {
 	sort.Strings(env)
 	return strings.Join(append(append([]string{s.Dir, s.Command}, s.Args...), env...), "\x00")
 }
-
-// Error codes of app failures (spec mcp.md §5).
-const (
-	CodeAppUnreachable = "APP_UNREACHABLE"
-	CodeLaunchTimeout  = "LAUNCH_TIMEOUT"
-)
-
-// Error is an app command failure with its code.
-type Error struct {
-	Code, Message string
-	Err           error
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
 
 // DefaultReadyTimeout is how long an app command gets until its readyUrl
 // answers.
@@ -143,7 +128,7 @@ func (p *Pool) start(pr *proc, s Spec) error {
 	cmd.Stdin = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return &Error{Code: CodeAppUnreachable, Message: fmt.Sprintf("start app command %q: %v", s.Command, err), Err: err}
+		return &mcperr.Error{Code: mcperr.AppUnreachable, Message: fmt.Sprintf("start app command %q: %v", s.Command, err), Err: err}
 	}
 	pr.cmd = cmd
 	go func() {
@@ -171,10 +156,10 @@ func (p *Pool) waitReady(pr *proc, s Spec) {
 		}
 		select {
 		case <-pr.done:
-			pr.err = &Error{Code: CodeAppUnreachable, Message: fmt.Sprintf("app command %q exited before %s answered", s.Command, s.ReadyURL)}
+			pr.err = &mcperr.Error{Code: mcperr.AppUnreachable, Message: fmt.Sprintf("app command %q exited before %s answered", s.Command, s.ReadyURL)}
 			return
 		case <-deadline.C:
-			pr.err = &Error{Code: CodeLaunchTimeout, Message: fmt.Sprintf("app command %q started, but %s did not answer within %s", s.Command, s.ReadyURL, p.ReadyTimeout)}
+			pr.err = &mcperr.Error{Code: mcperr.LaunchTimeout, Message: fmt.Sprintf("app command %q started, but %s did not answer within %s", s.Command, s.ReadyURL, p.ReadyTimeout)}
 			return
 		case <-t.C:
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 func TestMain(m *testing.M) {
@@ -77,10 +79,10 @@ func TestPoolFailures(t *testing.T) {
 	cases := []struct {
 		name string
 		spec Spec
-		code string
+		code mcperr.Code
 	}{
-		{"a command that exits before its readyUrl answers", Spec{Command: "true", ReadyURL: closed}, CodeAppUnreachable},
-		{"a readyUrl that never answers", Spec{Command: "sleep", Args: []string{"600"}, ReadyURL: closed}, CodeLaunchTimeout},
+		{"a command that exits before its readyUrl answers", Spec{Command: "true", ReadyURL: closed}, mcperr.AppUnreachable},
+		{"a readyUrl that never answers", Spec{Command: "sleep", Args: []string{"600"}, ReadyURL: closed}, mcperr.LaunchTimeout},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestPoolFailures(t *testing.T) {
 			p.ReadyTimeout = 300 * time.Millisecond
 			p.StopGrace = time.Second
 			_, err := p.Acquire(context.Background(), c.spec)
-			var ae *Error
+			var ae *mcperr.Error
 			if !errors.As(err, &ae) || ae.Code != c.code {
 				t.Fatalf("got %v, want %s", err, c.code)
 			}

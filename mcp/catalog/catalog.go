@@ -6,9 +6,11 @@ package catalog
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -18,39 +20,15 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Codes of the errors this package returns.
-const (
-	CodeUnknownTool           = "UNKNOWN_TOOL"
-	CodeUnsupportedCapability = "UNSUPPORTED_CAPABILITY"
-	CodeInvalidArgument       = "INVALID_ARGUMENT"
-)
-
-// Error is a refused catalog call.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Grammar lists the grammar verbs in catalog order (spec §3.1); a name in
-// it that a session lacks is UNSUPPORTED_CAPABILITY rather than
-// UNKNOWN_TOOL.
-var grammar = []string{"observe", "tap", "double_tap", "long_press", "right_click", "hover", "scroll_to", "type", "press",
-	"dismiss_keyboard", "select", "check", "drag", "upload", "scroll", "navigate", "back", "screenshot", "tap_at",
-	"hover_at", "type_at", "press_at", "select_at", "type_secret", "locate", "start_recording", "stop_recording"}
-
-// IsGrammar reports whether name is a built-in catalog tool name.
+// IsGrammar reports whether name is a built-in catalog tool name: a name
+// of the tool table, which a session lacking it answers with
+// UNSUPPORTED_CAPABILITY rather than UNKNOWN_TOOL.
 func IsGrammar(name string) bool {
-	for _, g := range grammar {
-		if g == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(table, func(s spec) bool { return s.name == name })
 }
 
 // Prop is one argument of a tool.
@@ -69,10 +47,16 @@ type Tool struct {
 	Props       []Prop
 	schema      *jsonschema.Schema
 	raw         json.RawMessage
+	run         func(ctx context.Context, d Driver, args json.RawMessage) (*Result, error)
 }
 
 // SchemaJSON is the tool's closed argument schema.
 func (t *Tool) SchemaJSON() json.RawMessage { return t.raw }
+
+// Run runs the tool on d with arguments Validate accepted.
+func (t *Tool) Run(ctx context.Context, d Driver, args json.RawMessage) (*Result, error) {
+	return t.run(ctx, d, normalArgs(args))
+}
 
 // Catalog is the ordered set of tools of one session.
 type Catalog struct {
@@ -90,154 +74,35 @@ type Options struct {
 	Secrets []string
 }
 
-const targetSchema = `{"type":"string","minLength":1,"description":"Node id from the newest observation, e.g. \"n42\""}`
-
-func str(desc string, minLen int) string {
-	return fmt.Sprintf(`{"type":"string","minLength":%d,"description":%q}`, minLen, desc)
-}
-
-const dirSchema = `{"enum":["up","down","left","right"],"description":"Direction of travel through the content"}`
-const timesSchema = `{"type":"integer","minimum":1,"maximum":20,"description":"How many times, default 1"}`
-const xSchema = `{"type":"number","minimum":0,"description":"Pixels from the left edge of the latest screenshot"}`
-const ySchema = `{"type":"number","minimum":0,"description":"Pixels from the top edge of the latest screenshot"}`
-
-// New builds the catalog a manifest allows.
+// New builds the catalog a manifest allows: the rows of the tool table
+// whose gate passes, the first of each name (spec §3.1, §3.3).
 func New(m wire.Manifest, o Options) (*Catalog, error) {
-	has := m.HasAction
-	lists := m.Lists
-	keyboard := lists(wire.MethodType) && lists(wire.MethodPress)
-	perform := lists(wire.MethodPerform)
-	pointer := lists(wire.MethodPerformAt)
-	pixels := lists(wire.MethodScreenshot)
 	c := &Catalog{byName: map[string]*Tool{}, target: o.Target}
-	add := func(name, desc string, ro bool, props ...Prop) {
-		c.Tools = append(c.Tools, &Tool{Name: name, Description: desc, ReadOnly: ro, Props: props})
-	}
-	tgt := Prop{Name: "target", Required: true, Schema: targetSchema}
-	node := func(name, kind, desc string) {
-		if perform && has(kind) {
-			add(name, desc, false, tgt)
-		}
-	}
-	if !lists(wire.MethodObserve) {
+	if !m.Lists(wire.MethodObserve) {
 		return nil, fmt.Errorf("the engine %q does not list engine/observe: nothing can be shown", m.Name)
 	}
-	add("observe", "Show the whole current screen: one line per node with its id, role, name, text, value and states. Node ids from it are valid until the next observation.", true)
-	node("tap", wire.ActionTap, "Tap or click one node: the gesture for a button, link, menu item, tab, checkbox, row, or field.")
-	node("double_tap", wire.ActionDoubleTap, "Double-tap or double-click one node.")
-	node("long_press", wire.ActionLongPress, "Long-press one node (press and hold).")
-	node("right_click", wire.ActionSecondaryTap, "Right-click (secondary tap) one node, e.g. to open a context menu.")
-	node("hover", wire.ActionHover, "Move the pointer over one node without clicking, e.g. to show a tooltip or menu.")
-	scrollInto := perform && has(wire.ActionScrollIntoView)
-	paging := perform && has(wire.ActionSwipe)
-	switch {
-	case scrollInto && paging:
-		add("scroll_to", "Bring content into view: a listed node by id, or a text by scrolling until a node reading it shows.", false,
-			Prop{Name: "target", Schema: targetSchema}, Prop{Name: "text", Schema: `{"type":"string","minLength":1,"maxLength":200,"description":"Text to scroll to"}`},
-			Prop{Name: "direction", Schema: dirSchema})
-	case scrollInto:
-		add("scroll_to", "Scroll a listed node into view.", false, tgt)
-	case paging:
-		add("scroll_to", "Scroll until a node reading a text is in view.", false,
-			Prop{Name: "text", Required: true, Schema: `{"type":"string","minLength":1,"maxLength":200,"description":"Text to scroll to"}`},
-			Prop{Name: "direction", Schema: dirSchema})
-	}
-	fill := perform && has(wire.ActionFill)
-	valueProp := Prop{Name: "value", Required: true, Schema: `{"type":"string","description":"Text to type; may be empty"}`}
-	switch {
-	case fill && keyboard:
-		add("type", "Type text into a field: a listed node by id (its content is replaced), or the focused field without a target.", false,
-			Prop{Name: "target", Schema: targetSchema}, valueProp, Prop{Name: "replace", Schema: `{"type":"boolean","description":"Without target: replace the focused field's content"}`})
-	case fill:
-		add("type", "Type text into a field, replacing its content.", false, tgt, valueProp)
-	case keyboard:
-		add("type", "Type text into the focused field.", false, valueProp, Prop{Name: "replace", Schema: `{"type":"boolean","description":"Replace the focused field's content"}`})
-	}
-	keyProp := Prop{Name: "key", Required: true, Schema: `{"type":"string","minLength":1,"maxLength":64,"description":"A key such as \"Enter\", \"Tab\", \"Control+a\" or one character"}`}
-	pressNode := perform && has(wire.ActionPress)
-	switch {
-	case pressNode && keyboard:
-		add("press", "Press a key on a listed node, or on the focused field without a target.", false,
-			Prop{Name: "target", Schema: targetSchema}, keyProp, Prop{Name: "times", Schema: timesSchema})
-	case pressNode:
-		add("press", "Press a key on a listed node.", false, tgt, keyProp, Prop{Name: "times", Schema: timesSchema})
-	case keyboard:
-		add("press", "Press a key on the focused field.", false, keyProp, Prop{Name: "times", Schema: timesSchema})
-	}
-	if lists(wire.MethodDismiss) {
-		add("dismiss_keyboard", "Dismiss the on-screen keyboard.", false)
-	}
-	if perform && has(wire.ActionSelectOption) {
-		add("select", "Select an option by its label in a listed select box or list box.", false, tgt,
-			Prop{Name: "value", Required: true, Schema: str("The option's label", 1)})
-	}
-	if perform && has(wire.ActionCheck) && has(wire.ActionUncheck) {
-		add("check", "Check a checkbox, radio button or switch (never flips one already checked); checked false unchecks it.", false, tgt,
-			Prop{Name: "checked", Schema: `{"type":"boolean","description":"false unchecks; default true"}`})
-	}
-	if perform && has(wire.ActionDragTo) {
-		add("drag", "Drag one listed node onto another.", false, tgt, Prop{Name: "to", Required: true, Schema: targetSchema})
-	}
-	if perform && has(wire.ActionSetInputFiles) {
-		add("upload", "Set the files of a file input, from paths relative to the project root.", false, tgt,
-			Prop{Name: "files", Required: true, Schema: `{"type":"array","minItems":1,"maxItems":64,"items":{"type":"string","minLength":1},"description":"Project-relative file paths"}`})
-	}
-	if paging {
-		add("scroll", "Scroll the screen, or a listed scrollable node, by about a screen per time.", false,
-			Prop{Name: "direction", Required: true, Schema: dirSchema}, Prop{Name: "target", Schema: targetSchema}, Prop{Name: "times", Schema: timesSchema})
-	}
-	if lists(wire.MethodOpen) {
-		add("navigate", "Open a URL: absolute http(s), about:blank, or a path relative to the app URL.", false,
-			Prop{Name: "url", Required: true, Schema: str("URL or path", 1)})
-	}
-	if lists(wire.MethodBack) {
-		add("back", "Go back one step in history.", false)
-	}
-	if pixels {
-		add("screenshot", "Take a masked screenshot of the screen; point tools then take coordinates in its pixels.", true)
-		pt := func(name, kind, desc string, extra ...Prop) {
-			if (perform && has(kind)) || (pointer && m.HasPointerAction(kind)) {
-				add(name, desc, false, append([]Prop{{Name: "x", Required: true, Schema: xSchema}, {Name: "y", Required: true, Schema: ySchema}}, extra...)...)
-			}
-		}
-		pt("tap_at", wire.ActionTap, "Tap at a point of the latest screenshot.")
-		pt("hover_at", wire.ActionHover, "Hover at a point of the latest screenshot.")
-		if fill || keyboard {
-			extra := []Prop{valueProp}
-			if keyboard {
-				extra = append(extra, Prop{Name: "replace", Schema: `{"type":"boolean","description":"Replace the field's content"}`})
-			}
-			add("type_at", "Type into the field at a point of the latest screenshot.", false,
-				append([]Prop{{Name: "x", Required: true, Schema: xSchema}, {Name: "y", Required: true, Schema: ySchema}}, extra...)...)
-		}
-		if pressNode || keyboard {
-			add("press_at", "Press a key on the control at a point of the latest screenshot.", false,
-				Prop{Name: "x", Required: true, Schema: xSchema}, Prop{Name: "y", Required: true, Schema: ySchema}, keyProp)
-		}
-		if perform && has(wire.ActionSelectOption) {
-			add("select_at", "Select an option in the control at a point of the latest screenshot.", false,
-				Prop{Name: "x", Required: true, Schema: xSchema}, Prop{Name: "y", Required: true, Schema: ySchema},
-				Prop{Name: "value", Required: true, Schema: str("The option's label", 1)})
-		}
-	}
-	if fill && len(o.Secrets) > 0 {
-		add("type_secret", "Fill a configured secret into a listed input; you never see the value. Secrets: "+strings.Join(o.Secrets, ", ")+".", false,
-			tgt, Prop{Name: "name", Required: true, Schema: str("Secret name from the config", 1)})
-	}
-	add("locate", "Check which nodes a locator matches before writing it into a test, and get its code. Give exactly one of role, text, label, placeholder or testId; name narrows a role.", true,
-		Prop{Name: "role", Schema: str("Role, e.g. \"button\"", 1)}, Prop{Name: "name", Schema: str("Accessible name, with role", 1)},
-		Prop{Name: "text", Schema: str("Visible text", 1)}, Prop{Name: "label", Schema: str("Label text", 1)},
-		Prop{Name: "placeholder", Schema: str("Placeholder text", 1)}, Prop{Name: "testId", Schema: str("Test id", 1)},
-		Prop{Name: "exact", Schema: `{"type":"boolean","description":"false: case-insensitive substring; default true"}`})
-	if lists(wire.MethodStartVideo) && lists(wire.MethodStopVideo) {
-		add("start_recording", "Start recording a video of the session; stop_recording saves it.", false,
-			Prop{Name: "name", Schema: `{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]*$","maxLength":64,"description":"File name part"}`})
-		add("stop_recording", "Stop the running recording and save its video.", false)
-	}
+	cp := capsOf(m, o)
 	comp := jsonschema.NewCompiler()
 	comp.DefaultDraft(jsonschema.Draft2020)
-	for _, t := range c.Tools {
-		t.raw = buildSchema(t.Props)
+	for _, sp := range table {
+		if c.byName[sp.name] != nil || !sp.gate(cp) {
+			continue
+		}
+		t := &Tool{Name: sp.name, Description: sp.desc(o), ReadOnly: sp.readOnly, run: sp.run}
+		inferred, err := sp.schema()
+		if err != nil {
+			return nil, fmt.Errorf("catalog tool %s: %w", t.Name, err)
+		}
+		if t.raw, err = json.Marshal(inferred); err != nil {
+			return nil, fmt.Errorf("catalog tool %s: %w", t.Name, err)
+		}
+		for _, name := range inferred.PropertyOrder {
+			ps, err := json.Marshal(inferred.Properties[name])
+			if err != nil {
+				return nil, fmt.Errorf("catalog tool %s: %w", t.Name, err)
+			}
+			t.Props = append(t.Props, Prop{Name: name, Required: slices.Contains(inferred.Required, name), Schema: string(ps)})
+		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.raw))
 		if err != nil {
 			return nil, fmt.Errorf("catalog tool %s: %w", t.Name, err)
@@ -249,32 +114,10 @@ func New(m wire.Manifest, o Options) (*Catalog, error) {
 		if t.schema, err = comp.Compile(url); err != nil {
 			return nil, fmt.Errorf("catalog tool %s: %w", t.Name, err)
 		}
+		c.Tools = append(c.Tools, t)
 		c.byName[t.Name] = t
 	}
 	return c, nil
-}
-
-func buildSchema(props []Prop) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteString(`{"type":"object","additionalProperties":false,"properties":{`)
-	var req []string
-	for i, p := range props {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%q:%s", p.Name, p.Schema)
-		if p.Required {
-			req = append(req, p.Name)
-		}
-	}
-	b.WriteString("}")
-	if len(req) > 0 {
-		r, _ := json.Marshal(req)
-		b.WriteString(`,"required":`)
-		b.Write(r)
-	}
-	b.WriteString("}")
-	return json.RawMessage(b.Bytes())
 }
 
 // Names lists the tool names in order.
@@ -292,19 +135,17 @@ func (c *Catalog) Lookup(name string) (*Tool, error) {
 	if t, ok := c.byName[name]; ok {
 		return t, nil
 	}
-	if IsGrammar(name) || name == "dismiss_keyboard" {
-		return nil, &Error{Code: CodeUnsupportedCapability, Message: fmt.Sprintf("tool %q is not available in this session: the engine of target %q declares no such action; tools lists what it can do", name, c.target)}
+	if IsGrammar(name) {
+		return nil, &mcperr.Error{Code: mcperr.UnsupportedCapability, Message: fmt.Sprintf("tool %q is not available in this session: the engine of target %q declares no such action; tools lists what it can do", name, c.target)}
 	}
-	return nil, &Error{Code: CodeUnknownTool, Message: fmt.Sprintf("tool %q is not available in this session; tools: %s", name, strings.Join(c.Names(), ", "))}
+	return nil, &mcperr.Error{Code: mcperr.UnknownTool, Message: fmt.Sprintf("tool %q is not available in this session; tools: %s", name, strings.Join(c.Names(), ", "))}
 }
 
 // Validate checks args (nil is {}) against the tool's closed schema and
 // returns them decoded. A failure is INVALID_ARGUMENT naming each offending
 // path.
 func (t *Tool) Validate(args json.RawMessage) (map[string]any, error) {
-	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
-		args = json.RawMessage(`{}`)
-	}
+	args = normalArgs(args)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return nil, t.invalid([]string{"args: not valid JSON"})
@@ -325,8 +166,20 @@ func (t *Tool) Validate(args json.RawMessage) (map[string]any, error) {
 	return out, nil
 }
 
+// normalArgs reads absent and null arguments as {}.
+func normalArgs(args json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		return json.RawMessage(`{}`)
+	}
+	return args
+}
+
+func invalidArg(format string, args ...any) error {
+	return mcperr.New(mcperr.InvalidArgument, format, args...)
+}
+
 func (t *Tool) invalid(cl []string) error {
-	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("call %s: %s; tools {tool: %q} shows its arguments", t.Name, strings.Join(cl, "; "), t.Name)}
+	return &mcperr.Error{Code: mcperr.InvalidArgument, Message: fmt.Sprintf("call %s: %s; tools {tool: %q} shows its arguments", t.Name, strings.Join(cl, "; "), t.Name)}
 }
 
 func clauses(ve *jsonschema.ValidationError) []string {

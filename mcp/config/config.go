@@ -23,6 +23,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // FileName is the configuration file discovered from the working directory.
@@ -31,31 +33,11 @@ const FileName = "e2e.config.json"
 // DefaultOutput is the output directory when the config names none.
 const DefaultOutput = ".e2e"
 
-// Codes of the errors this package returns (spec mcp.md §5).
-const (
-	CodeNotFound          = "CONFIG_NOT_FOUND"
-	CodeLoadFailed        = "CONFIG_LOAD_FAILED"
-	CodeInvalid           = "INVALID_CONFIG"
-	CodeSecretUnavailable = "SECRET_UNAVAILABLE"
-)
-
 //go:embed e2e.config.schema.json
 var schemaJSON []byte
 
 // Schema returns the embedded JSON Schema of e2e.config.json.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
-
-// Error is a configuration failure with its code.
-type Error struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
 
 // Config is a loaded configuration.
 type Config struct {
@@ -69,6 +51,61 @@ type Config struct {
 	// MaxObservationBytes is the observation byte limit of every listing
 	// (0: the host's default).
 	MaxObservationBytes int `json:"maxObservationBytes,omitempty"`
+	// Trace is the trace mode of the config's attempts; "" is the default
+	// of the environment (see TraceMode.Default).
+	Trace TraceMode `json:"trace,omitempty"`
+}
+
+// TraceMode says which attempts keep a trace (spec mcp.md §3.8): one of
+// the Trace* constants.
+type TraceMode string
+
+// Trace modes. A retry mode records on retries only; the retain modes
+// record and keep the trace of a failed attempt only.
+const (
+	TraceOff                  TraceMode = "off"
+	TraceOn                   TraceMode = "on"
+	TraceRetainOnFailure      TraceMode = "retain-on-failure"
+	TraceOnFirstRetry         TraceMode = "on-first-retry"
+	TraceOnAllRetries         TraceMode = "on-all-retries"
+	TraceRetainOnFirstFailure TraceMode = "retain-on-first-failure"
+)
+
+// DefaultTrace is the trace mode of a config that sets none: on locally,
+// on-first-retry under CI (getenv("CI") set to anything but "", "0" or
+// "false").
+func DefaultTrace(getenv func(string) string) TraceMode {
+	switch strings.ToLower(getenv("CI")) {
+	case "", "0", "false":
+		return TraceOn
+	}
+	return TraceOnFirstRetry
+}
+
+// Records reports whether an attempt under mode m records a trace: a
+// retry mode records only on a retry, the other modes except off on every
+// attempt.
+func (m TraceMode) Records(retry bool) bool {
+	switch m {
+	case TraceOn, TraceRetainOnFailure, TraceRetainOnFirstFailure:
+		return true
+	case TraceOnFirstRetry, TraceOnAllRetries:
+		return retry
+	}
+	return false
+}
+
+// Keeps reports whether the trace an attempt under mode m recorded is kept
+// once the attempt closed: always under on and the retry modes (which
+// record retries only), only after a failure under the retain modes.
+func (m TraceMode) Keeps(passed bool) bool {
+	switch m {
+	case TraceOn, TraceOnFirstRetry, TraceOnAllRetries:
+		return true
+	case TraceRetainOnFailure, TraceRetainOnFirstFailure:
+		return !passed
+	}
+	return false
 }
 
 // Target is one configured target.
@@ -163,7 +200,7 @@ func Discover(dir string) (string, error) {
 		}
 		d = parent
 	}
-	return "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("no %s found from %s upward to the repository root", FileName, dir), Err: os.ErrNotExist}
+	return "", &mcperr.Error{Code: mcperr.ConfigNotFound, Message: fmt.Sprintf("no %s found from %s upward to the repository root", FileName, dir), Err: os.ErrNotExist}
 }
 
 // Locate resolves the config path without reading it: path (relative to
@@ -178,7 +215,7 @@ func Locate(cwd, path string) (string, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: os.ErrNotExist}
+		return "", &mcperr.Error{Code: mcperr.ConfigNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: os.ErrNotExist}
 	}
 	return filepath.Clean(path), nil
 }
@@ -194,21 +231,21 @@ func (l *Loader) Load(path string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: err}
+			return nil, &mcperr.Error{Code: mcperr.ConfigNotFound, Message: fmt.Sprintf("config file %s does not exist", path), Err: err}
 		}
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: fmt.Sprintf("read %s: %v", path, err), Err: err}
 	}
 	if len(b) > MaxFileBytes {
-		return nil, &Error{Code: CodeLoadFailed, Message: fmt.Sprintf("%s: larger than %d bytes; a config file is smaller", path, MaxFileBytes)}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: fmt.Sprintf("%s: larger than %d bytes; a config file is smaller", path, MaxFileBytes)}
 	}
 	cfg, err := l.Parse(b)
 	if err != nil {
-		var ce *Error
+		var ce *mcperr.Error
 		if errors.As(err, &ce) {
 			ce.Message = path + ": " + ce.Message
 		}
@@ -269,27 +306,27 @@ func checkJSON(b []byte) error {
 // values from the document.
 func (l *Loader) Parse(b []byte) (*Config, error) {
 	if err := checkJSON(b); err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: err.Error()}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: err.Error()}
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: "not valid JSON"}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: "not valid JSON"}
 	}
 	if err := l.schema.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &Error{Code: CodeInvalid, Message: describe(ve)}
+			return nil, &mcperr.Error{Code: mcperr.InvalidConfig, Message: describe(ve)}
 		}
-		return nil, &Error{Code: CodeInvalid, Message: "does not match the config schema"}
+		return nil, &mcperr.Error{Code: mcperr.InvalidConfig, Message: "does not match the config schema"}
 	}
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, &Error{Code: CodeLoadFailed, Message: "does not decode as a config"}
+		return nil, &mcperr.Error{Code: mcperr.ConfigLoadFailed, Message: "does not decode as a config"}
 	}
 	seen := map[string]bool{}
 	for i, t := range cfg.Targets {
 		if seen[t.Name] {
-			return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("/targets/%d/name: the name of an earlier target", i)}
+			return nil, &mcperr.Error{Code: mcperr.InvalidConfig, Message: fmt.Sprintf("/targets/%d/name: the name of an earlier target", i)}
 		}
 		seen[t.Name] = true
 	}
@@ -388,7 +425,7 @@ func ResolveSecret(root, name string, s Secret, getenv func(string) string) (val
 		return "", false, nil
 	}
 	if utf8.RuneCountInString(value) < 6 {
-		return "", false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("secret %q has a value shorter than 6 characters", name)}
+		return "", false, &mcperr.Error{Code: mcperr.InvalidConfig, Message: fmt.Sprintf("secret %q has a value shorter than 6 characters", name)}
 	}
 	return value, true, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 func TestParse(t *testing.T) {
@@ -15,23 +17,26 @@ func TestParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name, doc, code, msg string
+		name, doc, msg string
+		code           mcperr.Code
 	}{
 		{name: "builtin", doc: `{"targets":[{"name":"web","engine":{"builtin":"web"},"app":{"url":"http://localhost:3000"}}]}`},
 		{name: "command", doc: `{"targets":[{"name":"e","engine":{"command":"./eng","args":["-x"]}}],"secrets":{"apiKey":{"env":"API_KEY"}},"output":"out"}`},
 		{name: "connect", doc: `{"targets":[{"name":"e","engine":{"connect":"127.0.0.1:7000"}}]}`},
-		{name: "not json", doc: `{`, code: CodeLoadFailed},
-		{name: "unknown member", doc: `{"targets":[],"extra":1}`, code: CodeInvalid, msg: "(root)"},
-		{name: "bad url", doc: `{"targets":[{"name":"w","engine":{"builtin":"web"},"app":{"url":"ftp://x"}}]}`, code: CodeInvalid, msg: "/targets/0/app/url"},
-		{name: "bad engine", doc: `{"targets":[{"name":"w","engine":{"builtin":"web","command":"x"}}]}`, code: CodeInvalid, msg: "/targets/0/engine"},
-		{name: "secret without source", doc: `{"targets":[],"secrets":{"a":{"purpose":"password"}}}`, code: CodeInvalid, msg: "/secrets/a"},
-		{name: "duplicate target", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"}},{"name":"a","engine":{"builtin":"web"}}]}`, code: CodeInvalid, msg: "/targets/1/name"},
-		{name: "readyUrl without command", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"readyUrl":"http://x"}}]}`, code: CodeInvalid, msg: "/targets/0/app"},
+		{name: "not json", doc: `{`, code: mcperr.ConfigLoadFailed},
+		{name: "unknown member", doc: `{"targets":[],"extra":1}`, code: mcperr.InvalidConfig, msg: "(root)"},
+		{name: "bad url", doc: `{"targets":[{"name":"w","engine":{"builtin":"web"},"app":{"url":"ftp://x"}}]}`, code: mcperr.InvalidConfig, msg: "/targets/0/app/url"},
+		{name: "bad engine", doc: `{"targets":[{"name":"w","engine":{"builtin":"web","command":"x"}}]}`, code: mcperr.InvalidConfig, msg: "/targets/0/engine"},
+		{name: "secret without source", doc: `{"targets":[],"secrets":{"a":{"purpose":"password"}}}`, code: mcperr.InvalidConfig, msg: "/secrets/a"},
+		{name: "duplicate target", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"}},{"name":"a","engine":{"builtin":"web"}}]}`, code: mcperr.InvalidConfig, msg: "/targets/1/name"},
+		{name: "trace", doc: `{"targets":[],"trace":"retain-on-failure"}`},
+		{name: "bad trace", doc: `{"targets":[],"trace":"sometimes"}`, code: mcperr.InvalidConfig, msg: "/trace"},
+		{name: "readyUrl without command", doc: `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"readyUrl":"http://x"}}]}`, code: mcperr.InvalidConfig, msg: "/targets/0/app"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := l.Parse([]byte(tt.doc))
-			var ce *Error
+			var ce *mcperr.Error
 			if tt.code == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -60,8 +65,8 @@ func TestLocateAndDiscover(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var ce *Error
-	if _, err := Locate(sub, ""); !errors.As(err, &ce) || ce.Code != CodeNotFound {
+	var ce *mcperr.Error
+	if _, err := Locate(sub, ""); !errors.As(err, &ce) || ce.Code != mcperr.ConfigNotFound {
 		t.Fatalf("no file: %v", err)
 	}
 	p := filepath.Join(root, FileName)
@@ -72,7 +77,7 @@ func TestLocateAndDiscover(t *testing.T) {
 	if err != nil || got != p {
 		t.Fatalf("Locate = %q, %v", got, err)
 	}
-	if _, err := Locate(sub, "missing.json"); !errors.As(err, &ce) || ce.Code != CodeNotFound {
+	if _, err := Locate(sub, "missing.json"); !errors.As(err, &ce) || ce.Code != mcperr.ConfigNotFound {
 		t.Fatalf("missing: %v", err)
 	}
 	l, _ := NewLoader()
@@ -100,7 +105,7 @@ func TestResolveSecret(t *testing.T) {
 		{"file", Secret{File: "pw.txt"}, "file-secret-1", true, ""},
 		{"missing env", Secret{Env: "NOPE"}, "", false, ""},
 		{"missing file", Secret{File: "nope"}, "", false, ""},
-		{"short", Secret{Env: "SHORT"}, "", false, CodeInvalid},
+		{"short", Secret{Env: "SHORT"}, "", false, string(mcperr.InvalidConfig)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,26 +135,28 @@ func TestErrorsNeverQuoteTheFile(t *testing.T) {
 	}
 	const s = "SeCrEt42"
 	tests := []struct {
-		name, doc, code, msg string
+		name, doc string
+		code      mcperr.Code
+		msg       string
 	}{
-		{"shadow line", "root:$6$" + s + ":19000:0:99999:7:::\n", CodeLoadFailed, "not valid JSON at line 1, column 1"},
-		{"second line", "{\n  \"targets\": [],\n  x" + s + "\n}", CodeLoadFailed, "not valid JSON at line 3, column 3"},
-		{"truncated", `{"targets":[{"name":"` + s, CodeLoadFailed, "ends (line 1) before its value is complete"},
-		{"two values", `{"targets":[]} {"` + s + `":1}`, CodeLoadFailed, "more than one value, the second at line 1, column 16"},
-		{"not utf-8", "{\"targets\":[],\n\"output\":\"" + s + "\xff\"}", CodeLoadFailed, "not UTF-8 at line 2, column 19"},
-		{"pattern", `{"targets":[{"name":"` + s + ` !","engine":{"builtin":"web"}}]}`, CodeInvalid, `/targets/0/name: does not match pattern`},
-		{"unknown member", `{"targets":[],"` + s + `":"` + s + `"}`, CodeInvalid, "(root): 1 member the schema does not allow here"},
-		{"secret name", `{"targets":[],"secrets":{"9` + s + `":{"env":"X"}}}`, CodeInvalid, "/secrets: a member name the schema does not allow here"},
-		{"env pattern", `{"targets":[],"secrets":{"a":{"env":"` + s + `-x"}}}`, CodeInvalid, "/secrets/a/env: does not match pattern"},
-		{"type", `{"targets":"` + s + `"}`, CodeInvalid, "/targets: got string, want array"},
-		{"enum", `{"targets":[],"secrets":{"a":{"env":"X","purpose":"` + s + `"}}}`, CodeInvalid, "/secrets/a/purpose: value must be one of"},
-		{"const", `{"targets":[{"name":"a","engine":{"builtin":"` + s + `"}}]}`, CodeInvalid, "/targets/0/engine"},
-		{"url", `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"url":"ftp://` + s + `"}}]}`, CodeInvalid, "/targets/0/app/url: does not match pattern"},
+		{"shadow line", "root:$6$" + s + ":19000:0:99999:7:::\n", mcperr.ConfigLoadFailed, "not valid JSON at line 1, column 1"},
+		{"second line", "{\n  \"targets\": [],\n  x" + s + "\n}", mcperr.ConfigLoadFailed, "not valid JSON at line 3, column 3"},
+		{"truncated", `{"targets":[{"name":"` + s, mcperr.ConfigLoadFailed, "ends (line 1) before its value is complete"},
+		{"two values", `{"targets":[]} {"` + s + `":1}`, mcperr.ConfigLoadFailed, "more than one value, the second at line 1, column 16"},
+		{"not utf-8", "{\"targets\":[],\n\"output\":\"" + s + "\xff\"}", mcperr.ConfigLoadFailed, "not UTF-8 at line 2, column 19"},
+		{"pattern", `{"targets":[{"name":"` + s + ` !","engine":{"builtin":"web"}}]}`, mcperr.InvalidConfig, `/targets/0/name: does not match pattern`},
+		{"unknown member", `{"targets":[],"` + s + `":"` + s + `"}`, mcperr.InvalidConfig, "(root): 1 member the schema does not allow here"},
+		{"secret name", `{"targets":[],"secrets":{"9` + s + `":{"env":"X"}}}`, mcperr.InvalidConfig, "/secrets: a member name the schema does not allow here"},
+		{"env pattern", `{"targets":[],"secrets":{"a":{"env":"` + s + `-x"}}}`, mcperr.InvalidConfig, "/secrets/a/env: does not match pattern"},
+		{"type", `{"targets":"` + s + `"}`, mcperr.InvalidConfig, "/targets: got string, want array"},
+		{"enum", `{"targets":[],"secrets":{"a":{"env":"X","purpose":"` + s + `"}}}`, mcperr.InvalidConfig, "/secrets/a/purpose: value must be one of"},
+		{"const", `{"targets":[{"name":"a","engine":{"builtin":"` + s + `"}}]}`, mcperr.InvalidConfig, "/targets/0/engine"},
+		{"url", `{"targets":[{"name":"a","engine":{"builtin":"web"},"app":{"url":"ftp://` + s + `"}}]}`, mcperr.InvalidConfig, "/targets/0/app/url: does not match pattern"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := l.Parse([]byte(tt.doc))
-			var ce *Error
+			var ce *mcperr.Error
 			if !errors.As(err, &ce) || ce.Code != tt.code {
 				t.Fatalf("err %v, want code %s", err, tt.code)
 			}
@@ -169,8 +176,49 @@ func TestLoadBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, _ := NewLoader()
-	var ce *Error
-	if _, err := l.Load(p); !errors.As(err, &ce) || ce.Code != CodeLoadFailed || !strings.Contains(ce.Message, "larger than") {
+	var ce *mcperr.Error
+	if _, err := l.Load(p); !errors.As(err, &ce) || ce.Code != mcperr.ConfigLoadFailed || !strings.Contains(ce.Message, "larger than") {
 		t.Fatalf("Load of a large file: %v", err)
+	}
+}
+
+func TestTraceModes(t *testing.T) {
+	tests := []struct {
+		mode          TraceMode
+		first, retry  bool // records on a first attempt, on a retry
+		passed, faild bool // keeps what it recorded after a pass, a failure
+	}{
+		{mode: TraceOff},
+		{mode: TraceOn, first: true, retry: true, passed: true, faild: true},
+		{mode: TraceRetainOnFailure, first: true, retry: true, faild: true},
+		{mode: TraceRetainOnFirstFailure, first: true, retry: true, faild: true},
+		{mode: TraceOnFirstRetry, retry: true, passed: true, faild: true},
+		{mode: TraceOnAllRetries, retry: true, passed: true, faild: true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			if got := tt.mode.Records(false); got != tt.first {
+				t.Errorf("Records(first attempt) = %v", got)
+			}
+			if got := tt.mode.Records(true); got != tt.retry {
+				t.Errorf("Records(retry) = %v", got)
+			}
+			if got := tt.mode.Keeps(true); got != tt.passed {
+				t.Errorf("Keeps(passed) = %v", got)
+			}
+			if got := tt.mode.Keeps(false); got != tt.faild {
+				t.Errorf("Keeps(failed) = %v", got)
+			}
+		})
+	}
+	for ci, want := range map[string]TraceMode{"": TraceOn, "0": TraceOn, "false": TraceOn, "true": TraceOnFirstRetry, "1": TraceOnFirstRetry} {
+		if got := DefaultTrace(func(k string) string {
+			if k == "CI" {
+				return ci
+			}
+			return ""
+		}); got != want {
+			t.Errorf("CI=%q: default %s, want %s", ci, got, want)
+		}
 	}
 }

@@ -10,32 +10,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// Codes of the errors this package returns.
-const (
-	CodePolicyDenied    = "POLICY_DENIED"
-	CodeInvalidArgument = "INVALID_ARGUMENT"
-	CodeAppURLRequired  = "APP_URL_REQUIRED"
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // MaxUploadFiles is the most files one upload call may send (decision 10).
 const MaxUploadFiles = 64
 
-// Error is a refused input: a code of spec §5 and a message.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-func deny(format string, args ...any) error {
-	return &Error{Code: CodePolicyDenied, Message: fmt.Sprintf(format, args...)}
-}
+func deny(format string, args ...any) error { return mcperr.New(mcperr.PolicyDenied, format, args...) }
 
 func invalid(format string, args ...any) error {
-	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf(format, args...)}
+	return mcperr.New(mcperr.InvalidArgument, format, args...)
 }
 
 // ResolveURL resolves raw against base (which may be "") and checks the
@@ -58,7 +43,7 @@ func ResolveURL(raw, base string) (string, error) {
 			return "", deny("malformed URL: %q", raw)
 		}
 		if base == "" {
-			return "", &Error{Code: CodeAppURLRequired, Message: fmt.Sprintf("%q is relative and the target has no app URL", raw)}
+			return "", &mcperr.Error{Code: mcperr.AppURLRequired, Message: fmt.Sprintf("%q is relative and the target has no app URL", raw)}
 		}
 		b, err := url.Parse(base)
 		if err != nil {

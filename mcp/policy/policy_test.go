@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
-func code(err error) string {
-	var pe *Error
+func code(err error) mcperr.Code {
+	var pe *mcperr.Error
 	if errors.As(err, &pe) {
 		return pe.Code
 	}
@@ -21,20 +23,21 @@ func code(err error) string {
 
 func TestResolveURL(t *testing.T) {
 	tests := []struct {
-		raw, base, want, code, msg string
+		raw, base, want, msg string
+		code                 mcperr.Code
 	}{
 		{raw: "https://other.example/", want: "https://other.example/"},
 		{raw: "http://localhost:3000/x?y=1", want: "http://localhost:3000/x?y=1"},
 		{raw: "about:blank", want: "about:blank"},
 		{raw: "/path", base: "http://127.0.0.1:9/app/", want: "http://127.0.0.1:9/path"},
-		{raw: "/path", code: CodeAppURLRequired},
-		{raw: "javascript:alert(1)", code: CodePolicyDenied, msg: "forbidden URL scheme: javascript:"},
-		{raw: "file:///etc/passwd", code: CodePolicyDenied, msg: "forbidden URL scheme: file:"},
-		{raw: "data:text/html,x", code: CodePolicyDenied, msg: "forbidden URL scheme: data:"},
-		{raw: "view-source:file:///x", code: CodePolicyDenied, msg: "forbidden URL scheme: view-source:"},
-		{raw: "about:config", code: CodePolicyDenied},
-		{raw: "http://", code: CodePolicyDenied},
-		{raw: " http://x", code: CodePolicyDenied},
+		{raw: "/path", code: mcperr.AppURLRequired},
+		{raw: "javascript:alert(1)", code: mcperr.PolicyDenied, msg: "forbidden URL scheme: javascript:"},
+		{raw: "file:///etc/passwd", code: mcperr.PolicyDenied, msg: "forbidden URL scheme: file:"},
+		{raw: "data:text/html,x", code: mcperr.PolicyDenied, msg: "forbidden URL scheme: data:"},
+		{raw: "view-source:file:///x", code: mcperr.PolicyDenied, msg: "forbidden URL scheme: view-source:"},
+		{raw: "about:config", code: mcperr.PolicyDenied},
+		{raw: "http://", code: mcperr.PolicyDenied},
+		{raw: " http://x", code: mcperr.PolicyDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -76,20 +79,20 @@ func TestUploadPaths(t *testing.T) {
 	tests := []struct {
 		name  string
 		files []string
-		code  string
+		code  mcperr.Code
 	}{
 		{"ok", []string{"a.txt"}, ""},
 		{"inner symlink", []string{"inner.txt"}, ""},
-		{"none", nil, CodeInvalidArgument},
-		{"blank", []string{" "}, CodeInvalidArgument},
-		{"too many", many, CodeInvalidArgument},
-		{"escape", []string{"../outside"}, CodePolicyDenied},
-		{"absolute", []string{filepath.Join(outside, "secret.txt")}, CodePolicyDenied},
-		{"hidden file", []string{".env"}, CodePolicyDenied},
-		{"hidden dir", []string{".git/config"}, CodePolicyDenied},
-		{"symlink out", []string{"link.txt"}, CodePolicyDenied},
-		{"missing", []string{"nope.txt"}, CodeInvalidArgument},
-		{"directory", []string{"dir"}, CodeInvalidArgument},
+		{"none", nil, mcperr.InvalidArgument},
+		{"blank", []string{" "}, mcperr.InvalidArgument},
+		{"too many", many, mcperr.InvalidArgument},
+		{"escape", []string{"../outside"}, mcperr.PolicyDenied},
+		{"absolute", []string{filepath.Join(outside, "secret.txt")}, mcperr.PolicyDenied},
+		{"hidden file", []string{".env"}, mcperr.PolicyDenied},
+		{"hidden dir", []string{".git/config"}, mcperr.PolicyDenied},
+		{"symlink out", []string{"link.txt"}, mcperr.PolicyDenied},
+		{"missing", []string{"nope.txt"}, mcperr.InvalidArgument},
+		{"directory", []string{"dir"}, mcperr.InvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,23 +143,24 @@ func TestConfigPath(t *testing.T) {
 		t.Fatalf("ProjectRoot(%s) = %s, want %s", sub, got, root)
 	}
 	tests := []struct {
-		name, cwd, p, code string
-		want               string // the path returned ("" only checks the code)
+		name, cwd, p string
+		code         mcperr.Code
+		want         string // the path returned ("" only checks the code)
 	}{
 		{"in the root", root, "e2e.config.json", "", filepath.Join(root, "e2e.config.json")},
 		{"from a subdirectory up to the root", sub, "../e2e.config.json", "", filepath.Join(root, "e2e.config.json")},
 		{"absolute inside", root, filepath.Join(root, "sub", "other.json"), "", filepath.Join(root, "sub", "other.json")},
 		{"symlink inside", root, "in.json", "", filepath.Join(root, "sub", "other.json")},
 		{"missing inside is the loader's", root, "nope.json", "", filepath.Join(root, "nope.json")},
-		{"dot dot out", root, "../elsewhere/secret.json", CodePolicyDenied, ""},
-		{"dot dot through a subdirectory", sub, "../../elsewhere/secret.json", CodePolicyDenied, ""},
-		{"absolute outside", root, "/etc/passwd", CodePolicyDenied, ""},
-		{"symlink out", root, "out.json", CodePolicyDenied, ""},
-		{"symlinked directory out", root, "outdir/secret.json", CodePolicyDenied, ""},
-		{"symlink to /etc/shadow", root, "shadow", CodePolicyDenied, ""},
-		{"hidden file", root, ".env", CodePolicyDenied, ""},
-		{"hidden directory", root, "sub/.hidden/e2e.config.json", CodePolicyDenied, ""},
-		{"symlink to a hidden file", root, "sneak.cfg", CodePolicyDenied, ""},
+		{"dot dot out", root, "../elsewhere/secret.json", mcperr.PolicyDenied, ""},
+		{"dot dot through a subdirectory", sub, "../../elsewhere/secret.json", mcperr.PolicyDenied, ""},
+		{"absolute outside", root, "/etc/passwd", mcperr.PolicyDenied, ""},
+		{"symlink out", root, "out.json", mcperr.PolicyDenied, ""},
+		{"symlinked directory out", root, "outdir/secret.json", mcperr.PolicyDenied, ""},
+		{"symlink to /etc/shadow", root, "shadow", mcperr.PolicyDenied, ""},
+		{"hidden file", root, ".env", mcperr.PolicyDenied, ""},
+		{"hidden directory", root, "sub/.hidden/e2e.config.json", mcperr.PolicyDenied, ""},
+		{"symlink to a hidden file", root, "sneak.cfg", mcperr.PolicyDenied, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/e2e-conform/toolkit/mcp/session"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // hold is a fixture app whose /hold answers only once the test lets it, or
@@ -112,13 +114,13 @@ func TestCancelledCalls(t *testing.T) {
 		<-queued
 		cancel2()
 		a := <-second
-		if code, msg := session.CodeOf(a.err); code != session.CodeCancelled || !strings.Contains(msg, "call observe was cancelled while it waited for the session's previous call; it did not run") {
+		if me := mcperr.Of(a.err); me.Code != mcperr.Cancelled || !strings.Contains(me.Message, "call observe was cancelled while it waited for the session's previous call; it did not run") {
 			t.Errorf("queued call: %v %+v", a.err, a.res)
 		}
 		cancel1()
 		<-app.aborted // the engine operation's signal reached the engine
 		a = <-first
-		if code, msg := session.CodeOf(a.err); code != session.CodeCancelled || !strings.Contains(msg, "call navigate was cancelled while it ran") {
+		if me := mcperr.Of(a.err); me.Code != mcperr.Cancelled || !strings.Contains(me.Message, "call navigate was cancelled while it ran") {
 			t.Errorf("running call: %v %+v", a.err, a.res)
 		}
 		obs, isErr, _ := e.call("call", map[string]any{"tool": "observe"})

@@ -10,12 +10,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/e2e-conform/toolkit/mcp/catalog"
 	"github.com/e2e-conform/toolkit/mcp/guide"
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 	"github.com/e2e-conform/toolkit/mcp/session"
 )
 
@@ -25,48 +29,81 @@ Call open_session (optionally target, config path, headed: true when the user wa
 Several sessions can be open at once, each with its own browser or device; parallel agents (subagents) each open their own and pass the session id to every tools, call, close_session.
 Write deterministic tests from what you saw. Resources e2e://guide and e2e://guide/{topic} hold the writing guide.`
 
-const openSchema = `{"type":"object","additionalProperties":false,"properties":{
-"target":{"type":"string","minLength":1,"description":"Target name from the config; required when the config declares several"},
-"config":{"type":"string","minLength":1,"description":"Path to an e2e config file, relative to the server's directory; default: the nearest e2e.config.json"},
-"headed":{"type":"boolean","description":"Show the browser or simulator, when the engine supports it; pass true when the user wants to watch. Default: headless, unless the server was started with --headed"},
-"engine":{"description":"Zero config: \"web\" for the built-in web engine, or {command, args} of an engine to spawn","oneOf":[{"const":"web"},{"type":"object","additionalProperties":false,"required":["command"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}}}}]},
-"app":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"The app URL to open"}},"description":"Zero config: the app to open"}}}`
+// The inputs of the four fixed tools (spec §2.1–§2.4); their closed
+// schemas are inferred from these structs (inputSchema).
+type (
+	openIn struct {
+		Target catalog.Text `json:"target,omitempty" jsonschema:"Target name from the config; required when the config declares several"`
+		Config catalog.Text `json:"config,omitempty" jsonschema:"Path to an e2e config file, relative to the server's directory; default: the nearest e2e.config.json"`
+		Headed *bool        `json:"headed,omitempty" jsonschema:"Show the browser or simulator, when the engine supports it; pass true when the user wants to watch. Default: headless, unless the server was started with --headed"`
+		Engine *engineArg   `json:"engine,omitempty" jsonschema:"Zero config: \"web\" for the built-in web engine, or {command, args} of an engine to spawn"`
+		App    *appArg      `json:"app,omitempty" jsonschema:"Zero config: the app to open"`
+	}
+	appArg struct {
+		URL catalog.Text `json:"url" jsonschema:"The app URL to open"`
+	}
+	toolsIn struct {
+		Tool    catalog.Text `json:"tool,omitempty" jsonschema:"A catalog tool name; omit to list the catalog"`
+		Session catalog.Text `json:"session,omitempty" jsonschema:"Session id from open_session; may be omitted only while one session is open"`
+	}
+	callIn struct {
+		Tool    catalog.Text    `json:"tool" jsonschema:"A catalog tool name, e.g. \"observe\", \"tap\", \"locate\", \"screenshot\""`
+		Args    json.RawMessage `json:"args,omitempty" jsonschema:"The tool's arguments; omit for a tool without any"`
+		Session catalog.Text    `json:"session,omitempty" jsonschema:"Session id from open_session; may be omitted only while one session is open"`
+	}
+	closeIn struct {
+		Session catalog.Text `json:"session,omitempty" jsonschema:"Session id from open_session; may be omitted only while one session is open"`
+	}
+)
 
-const toolsSchema = `{"type":"object","additionalProperties":false,"properties":{
-"tool":{"type":"string","minLength":1,"description":"A catalog tool name; omit to list the catalog"},
-"session":{"type":"string","minLength":1,"description":"Session id from open_session; may be omitted only while one session is open"}}}`
-
-const callSchema = `{"type":"object","additionalProperties":false,"required":["tool"],"properties":{
-"tool":{"type":"string","minLength":1,"description":"A catalog tool name, e.g. \"observe\", \"tap\", \"locate\", \"screenshot\""},
-"args":{"type":"object","additionalProperties":{},"description":"The tool's arguments; omit for a tool without any"},
-"session":{"type":"string","minLength":1,"description":"Session id from open_session; may be omitted only while one session is open"}}}`
-
-const closeSchema = `{"type":"object","additionalProperties":false,"properties":{
-"session":{"type":"string","minLength":1,"description":"Session id from open_session; may be omitted only while one session is open"}}}`
-
-type openIn struct {
-	Target string          `json:"target,omitempty"`
-	Config string          `json:"config,omitempty"`
-	Headed *bool           `json:"headed,omitempty"`
-	Engine json.RawMessage `json:"engine,omitempty"`
-	App    *struct {
-		URL string `json:"url"`
-	} `json:"app,omitempty"`
+// engineArg is open_session's engine: "web" or {command, args}.
+type engineArg struct {
+	Builtin string
+	Command string
+	Args    []string
 }
 
-type toolsIn struct {
-	Tool    string `json:"tool,omitempty"`
-	Session string `json:"session,omitempty"`
+// UnmarshalJSON reads "web" or {command, args}.
+func (e *engineArg) UnmarshalJSON(b []byte) error {
+	if json.Unmarshal(b, &e.Builtin) == nil {
+		return nil
+	}
+	var cmd struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if err := json.Unmarshal(b, &cmd); err != nil {
+		return err
+	}
+	e.Command, e.Args = cmd.Command, cmd.Args
+	return nil
 }
 
-type callIn struct {
-	Tool    string          `json:"tool"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Session string          `json:"session,omitempty"`
-}
+func ptr[T any](v T) *T { return &v }
 
-type closeIn struct {
-	Session string `json:"session,omitempty"`
+// inputTypes are the schemas of the fixed tools' argument types beyond
+// the catalog's.
+var inputTypes = func() map[reflect.Type]*jsonschema.Schema {
+	m := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[engineArg](): {OneOf: []*jsonschema.Schema{{Const: ptr[any]("web")}, {
+			Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}, Required: []string{"command"},
+			Properties: map[string]*jsonschema.Schema{
+				"command": {Type: "string", MinLength: ptr(1)},
+				"args":    {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+			}}}},
+		reflect.TypeFor[json.RawMessage](): {Type: "object", AdditionalProperties: &jsonschema.Schema{}},
+		reflect.TypeFor[catalog.Text]():    {Type: "string", MinLength: ptr(1)},
+	}
+	return m
+}()
+
+// inputSchema is the closed input schema inferred from In.
+func inputSchema[In any]() *jsonschema.Schema {
+	s, err := catalog.SchemaFor[In](inputTypes)
+	if err != nil {
+		panic(err) // the structs above are fixed: a test builds every one
+	}
+	return s
 }
 
 // Options configure New.
@@ -92,35 +129,25 @@ func New(o Options) *mcp.Server {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: red.String(t)}}}
 	}
 	fail := func(err error) *mcp.CallToolResult {
-		r := text(session.Text(err))
+		r := text(mcperr.Text(err))
 		r.IsError = true
 		return r
 	}
 	ann := func(ro bool) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{ReadOnlyHint: ro, OpenWorldHint: falsePtr()}
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "open_session", InputSchema: json.RawMessage(openSchema), Annotations: ann(false),
+	mcp.AddTool(s, &mcp.Tool{Name: "open_session", InputSchema: inputSchema[openIn](), Annotations: ann(false),
 		Description: "Open a live session on one target of the project: loads the config (or, without one, engine \"web\" and app {url}), starts the target's app command if any, boots the engine, opens the app URL, and returns the session id, the catalog of tools and the first observation. Several sessions may be open, one per agent: pass the id to every later call. Then act with call and look with call {tool: \"observe\"}."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in openIn) (*mcp.CallToolResult, any, error) {
-			req := session.OpenRequest{Target: in.Target, Config: in.Config, Headed: in.Headed}
-			if len(in.Engine) > 0 {
-				var name string
-				var cmd struct {
-					Command string   `json:"command"`
-					Args    []string `json:"args"`
-				}
-				switch {
-				case json.Unmarshal(in.Engine, &name) == nil:
-					req.Engine = &session.EngineArg{Builtin: name}
-				case json.Unmarshal(in.Engine, &cmd) == nil:
-					req.Engine = &session.EngineArg{Command: cmd.Command, Args: cmd.Args}
-				}
+			req := session.OpenRequest{Target: string(in.Target), Config: string(in.Config), Headed: in.Headed}
+			if e := in.Engine; e != nil {
+				req.Engine = &session.EngineArg{Builtin: e.Builtin, Command: e.Command, Args: e.Args}
 			}
 			if in.App != nil {
 				if req.Engine == nil {
-					return fail(&session.Error{Code: session.CodeInvalidArgument, Message: "app is the zero-config form: pass engine too (\"web\" or {command, args})"}), nil, nil
+					return fail(mcperr.New(mcperr.InvalidArgument, "app is the zero-config form: pass engine too (\"web\" or {command, args})")), nil, nil
 				}
-				req.AppURL = in.App.URL
+				req.AppURL = string(in.App.URL)
 			}
 			t, err := h.Open(ctx, req)
 			if err != nil {
@@ -128,19 +155,19 @@ func New(o Options) *mcp.Server {
 			}
 			return text(t), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "tools", InputSchema: json.RawMessage(toolsSchema), Annotations: ann(true),
+	mcp.AddTool(s, &mcp.Tool{Name: "tools", InputSchema: inputSchema[toolsIn](), Annotations: ann(true),
 		Description: "List the catalog of a session (what call can run), or with tool show one tool's full description and JSON Schema of its arguments."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in toolsIn) (*mcp.CallToolResult, any, error) {
-			t, err := h.Tools(ctx, in.Session, in.Tool)
+			t, err := h.Tools(ctx, string(in.Session), string(in.Tool))
 			if err != nil {
 				return fail(err), nil, nil
 			}
 			return text(t), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "call", InputSchema: json.RawMessage(callSchema), Annotations: ann(false),
+	mcp.AddTool(s, &mcp.Tool{Name: "call", InputSchema: inputSchema[callIn](), Annotations: ann(false),
 		Description: "Run one catalog tool of a session, e.g. call {tool: \"tap\", args: {target: \"n42\"}, session: \"<id>\"}. Arguments are checked against the tool's schema before anything runs; tools {tool} shows them. Actions answer with what changed on screen."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in callIn) (*mcp.CallToolResult, any, error) {
-			res, err := h.Call(ctx, in.Session, in.Tool, in.Args)
+			res, err := h.Call(ctx, string(in.Session), string(in.Tool), in.Args)
 			if err != nil {
 				return fail(err), nil, nil
 			}
@@ -151,10 +178,10 @@ func New(o Options) *mcp.Server {
 			}
 			return r, nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "close_session", InputSchema: json.RawMessage(closeSchema), Annotations: ann(false),
+	mcp.AddTool(s, &mcp.Tool{Name: "close_session", InputSchema: inputSchema[closeIn](), Annotations: ann(false),
 		Description: "Close a live session: save a running recording, end the attempt, dispose the engine, and stop the app processes the session started (once no other session uses them)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in closeIn) (*mcp.CallToolResult, any, error) {
-			t, err := h.Close(ctx, in.Session)
+			t, err := h.Close(ctx, string(in.Session))
 			if err != nil {
 				return fail(err), nil, nil
 			}

@@ -23,6 +23,8 @@ import (
 	"github.com/e2e-conform/toolkit/mcp/server"
 	"github.com/e2e-conform/toolkit/mcp/session"
 	"github.com/e2e-conform/toolkit/protocol/transport"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 func TestMain(m *testing.M) {
@@ -557,7 +559,7 @@ func TestErrorCodes(t *testing.T) {
 		pids := waitApp()
 		cancel()
 		err := <-errc
-		if code, msg := session.CodeOf(err); code != "CANCELLED" || !regexp.MustCompile(`^opening session \S+ was cancelled$`).MatchString(msg) {
+		if me := mcperr.Of(err); me.Code != mcperr.Cancelled || !regexp.MustCompile(`^opening session \S+ was cancelled$`).MatchString(me.Message) {
 			t.Errorf("cancelled open: %v", err)
 		}
 		checkStopped(pids) // the answer came after the app command stopped

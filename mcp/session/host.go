@@ -28,6 +28,8 @@ import (
 	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/redact"
 	"github.com/e2e-conform/toolkit/protocol/transport"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // Defaults of spec §4.1.
@@ -96,12 +98,16 @@ type Options struct {
 	// ObservationBytes is the observation byte limit of a session whose
 	// config sets no maxObservationBytes (default screen.DefaultMaxBytes).
 	ObservationBytes int
+	// Clock runs the session timers (idle timeout, TTL) and dates what the
+	// host records; default the wall clock.
+	Clock Clock
 }
 
 // Host holds the sessions of one MCP server process.
 type Host struct {
 	opts   Options
 	log    *slog.Logger
+	clock  Clock
 	red    *redact.Redactor
 	loader *config.Loader
 	apps   *apps.Pool
@@ -120,6 +126,8 @@ type Host struct {
 	calls    int // tool calls in flight
 	opening  sync.WaitGroup
 	openCanc map[string]context.CancelFunc
+	// logged holds the keys of the lines logOnce wrote.
+	logged map[string]bool
 }
 
 // New returns a Host.
@@ -155,6 +163,9 @@ func New(opts Options) (*Host, error) {
 	if opts.CleanupBudget == 0 {
 		opts.CleanupBudget = defaultCleanupBudget
 	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
 	pool := apps.NewPool()
 	if opts.AppReadyTimeout > 0 {
 		pool.ReadyTimeout = opts.AppReadyTimeout
@@ -163,9 +174,21 @@ func New(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{opts: opts, log: opts.Logger, red: opts.Redactor, loader: l, apps: pool,
+	return &Host{opts: opts, log: opts.Logger, clock: opts.Clock, red: opts.Redactor, loader: l, apps: pool,
 		sessions: map[string]*Session{}, ended: map[string]string{}, openCanc: map[string]context.CancelFunc{},
-		engClaim: map[string]string{}}, nil
+		engClaim: map[string]string{}, logged: map[string]bool{}}, nil
+}
+
+// logOnce logs msg at info level the first time key is seen in the host's
+// life.
+func (h *Host) logOnce(key, msg string) {
+	h.mu.Lock()
+	seen := h.logged[key]
+	h.logged[key] = true
+	h.mu.Unlock()
+	if !seen {
+		h.log.Info(msg)
+	}
 }
 
 // Redactor returns the host's redactor.
@@ -192,11 +215,11 @@ type EngineArg struct {
 	Args    []string
 }
 
-// newID returns a UUIDv7.
-func newID() string {
+// newID returns a UUIDv7 dated now.
+func newID(now time.Time) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	ms := uint64(time.Now().UnixMilli())
+	ms := uint64(now.UnixMilli())
 	for i := 0; i < 6; i++ {
 		b[i] = byte(ms >> (40 - 8*i))
 	}
@@ -246,7 +269,7 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 			return "", err
 		}
 	}
-	id := newID()
+	id := newID(h.clock.Now())
 	s := &Session{h: h, id: id, state: stateOpening, cfgPath: cfgPath, ended: make(chan struct{}), step: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -254,11 +277,11 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 	switch {
 	case h.draining:
 		h.mu.Unlock()
-		return "", errf(CodeSessionOpen, "the server is shutting down; no session can open")
+		return "", mcperr.New(mcperr.SessionOpen, "the server is shutting down; no session can open")
 	case len(h.sessions) >= h.opts.MaxSessions:
 		msg := fmt.Sprintf("no session slot is free (e2e mcp --max-sessions %d): %s; close_session one first", h.opts.MaxSessions, h.slotsLocked())
 		h.mu.Unlock()
-		return "", errf(CodeSessionOpen, "%s", msg)
+		return "", mcperr.New(mcperr.SessionOpen, "%s", msg)
 	}
 	if !zero {
 		if h.cfgClaim != "" && h.cfgClaim != cfgPath {
@@ -270,13 +293,13 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 				}
 			}
 			h.mu.Unlock()
-			return "", errf(CodeConfigInUse, "session %s is open on config %s; sessions open at once share one config, because credentials and secrets resolve process-wide; open this one on that config, or close every session on it first", holder, h.cfgClaim)
+			return "", mcperr.New(mcperr.ConfigInUse, "session %s is open on config %s; sessions open at once share one config, because credentials and secrets resolve process-wide; open this one on that config, or close every session on it first", holder, h.cfgClaim)
 		}
 		h.cfgClaim = cfgPath
 	}
 	h.sessions[id] = s
 	h.order = append(h.order, id)
-	h.openCanc[id] = func() { cancel(errf(CodeCancelled, "opening session %s was cancelled", id)) }
+	h.openCanc[id] = func() { cancel(mcperr.New(mcperr.Cancelled, "opening session %s was cancelled", id)) }
 	h.opening.Add(1)
 	h.mu.Unlock()
 	defer h.opening.Done()
@@ -292,7 +315,7 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 		s.teardown(context.WithoutCancel(ctx))
 		h.release(s, "open failed")
 		if ctx.Err() != nil {
-			return "", errf(CodeCancelled, "opening session %s was cancelled", id)
+			return "", mcperr.New(mcperr.Cancelled, "opening session %s was cancelled", id)
 		}
 		return "", err
 	}
@@ -300,7 +323,7 @@ func (h *Host) Open(ctx context.Context, req OpenRequest) (string, error) {
 	s.state = stateLive
 	h.mu.Unlock()
 	s.touch()
-	s.ttl = time.AfterFunc(h.opts.TTL, func() {
+	s.ttl = h.clock.AfterFunc(h.opts.TTL, func() {
 		h.closeSession(s, fmt.Sprintf("the session exceeded its %s limit", human(h.opts.TTL)))
 	})
 	h.log.Info("session opened", "session", id, "target", s.target)
@@ -380,17 +403,17 @@ func (h *Host) resolve(id string) (*Session, error) {
 			case stateLive:
 				return s, nil
 			case stateClosing:
-				return s, errf(CodeNoSession, "session %q is closing (%s)", id, s.reason)
+				return s, mcperr.New(mcperr.NoSession, "session %q is closing (%s)", id, s.reason)
 			}
 		}
 		if r, ok := h.ended[id]; ok {
-			return nil, errf(CodeNoSession, "session %q ended: %s; call open_session for a new one", id, r)
+			return nil, mcperr.New(mcperr.NoSession, "session %q ended: %s; call open_session for a new one", id, r)
 		}
 		live := h.liveLocked()
 		if len(live) == 0 {
-			return nil, errf(CodeNoSession, "session %q is not open; no session is open", id)
+			return nil, mcperr.New(mcperr.NoSession, "session %q is not open; no session is open", id)
 		}
-		return nil, errf(CodeNoSession, "session %q is not open; open: %s", id, describe(live))
+		return nil, mcperr.New(mcperr.NoSession, "session %q is not open; open: %s", id, describe(live))
 	}
 	live := h.liveLocked()
 	switch len(live) {
@@ -399,11 +422,11 @@ func (h *Host) resolve(id string) (*Session, error) {
 		if h.lastEnd != "" {
 			msg += fmt.Sprintf(" (the previous session ended: %s)", h.lastEnd)
 		}
-		return nil, errf(CodeNoSession, "%s", msg)
+		return nil, mcperr.New(mcperr.NoSession, "%s", msg)
 	case 1:
 		return live[0], nil
 	}
-	return nil, errf(CodeSessionRequired, "%d sessions are open; pass session to name one: %s", len(live), describe(live))
+	return nil, mcperr.New(mcperr.SessionRequired, "%d sessions are open; pass session to name one: %s", len(live), describe(live))
 }
 
 func (h *Host) liveLocked() []*Session {
@@ -455,16 +478,15 @@ func (h *Host) Call(ctx context.Context, id, tool string, args json.RawMessage) 
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
-	a, err := t.Validate(args)
-	if err != nil {
+	if _, err := t.Validate(args); err != nil {
 		return nil, err
 	}
 	h.inflight(1)
 	defer h.inflight(-1)
-	res, err := s.run(ctx, t.Name, a)
+	res, err := s.run(ctx, t, args)
 	if err != nil && ctx.Err() != nil {
-		if code, msg := CodeOf(err); code == CodeCancelled {
-			h.log.Info(fmt.Sprintf("session %s: %s", s.id, msg))
+		if me := mcperr.Of(err); me.Code == mcperr.Cancelled {
+			h.log.Info(fmt.Sprintf("session %s: %s", s.id, me.Message))
 		}
 	}
 	return res, err
@@ -487,8 +509,7 @@ func (h *Host) inflight(d int) {
 func (h *Host) Close(ctx context.Context, id string) (string, error) {
 	s, err := h.resolve(id)
 	if err != nil {
-		var he *Error
-		if s != nil && errors.As(err, &he) && he.Code == CodeNoSession {
+		if s != nil && errors.Is(err, mcperr.NoSession) {
 			// Closing: share the pending result.
 			<-s.ended
 			return s.closeText, nil
@@ -512,7 +533,7 @@ func (h *Host) closeSession(s *Session, reason string) string {
 	if reason != ReasonAgent && reason != ReasonShutdown && reason != ReasonDisconnect {
 		h.log.Warn(fmt.Sprintf("session %s ended: %s", s.id, reason))
 	}
-	s.cancelStep(errf(CodeCancelled, "session %s closed: %s", s.id, reason))
+	s.cancelStep(mcperr.New(mcperr.Cancelled, "session %s closed: %s", s.id, reason))
 	s.step <- struct{}{} // waits for the running tool; kept: nothing runs after
 	s.mu.Lock()
 	calls := s.calls
@@ -576,13 +597,13 @@ func (h *Host) selectTarget(cfg *config.Config, name string) (*config.Target, er
 		name = h.opts.Target
 	}
 	if len(cfg.Targets) == 0 {
-		return nil, errf(CodeInvalidConfig, "the config declares no targets")
+		return nil, mcperr.New(mcperr.InvalidConfig, "the config declares no targets")
 	}
 	if name == "" {
 		if len(cfg.Targets) == 1 {
 			return &cfg.Targets[0], nil
 		}
-		return nil, errf(CodeTargetRequired, "the config declares several targets (%s); pass target to open_session, or start e2e mcp --target <name>", strings.Join(cfg.TargetNames(), ", "))
+		return nil, mcperr.New(mcperr.TargetRequired, "the config declares several targets (%s); pass target to open_session, or start e2e mcp --target <name>", strings.Join(cfg.TargetNames(), ", "))
 	}
 	for i := range cfg.Targets {
 		if cfg.Targets[i].Name == name {
@@ -593,7 +614,7 @@ func (h *Host) selectTarget(cfg *config.Config, name string) (*config.Target, er
 	for i, n := range cfg.TargetNames() {
 		q[i] = strconv.Quote(n)
 	}
-	return nil, errf(CodeUnknownTarget, "unknown target %q; the config declares %s", name, strings.Join(q, ", "))
+	return nil, mcperr.New(mcperr.UnknownTarget, "unknown target %q; the config declares %s", name, strings.Join(q, ", "))
 }
 
 // engineKey names the engine instance a target's sessions would share, ""
@@ -622,7 +643,7 @@ func (h *Host) claimEngine(s *Session, t *config.Target) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if holder, ok := h.engClaim[key]; ok && holder != s.id {
-		return errf(CodeEngineInUse, "target %q connects to the engine server at %s, which may serve every connection from one engine, so every session shares it, and session %s is driving it; give the target its own engine (engine.command or the built-in web engine), or close_session %s first", t.Name, t.Engine.Connect, holder, holder)
+		return mcperr.New(mcperr.EngineInUse, "target %q connects to the engine server at %s, which may serve every connection from one engine, so every session shares it, and session %s is driving it; give the target its own engine (engine.command or the built-in web engine), or close_session %s first", t.Name, t.Engine.Connect, holder, holder)
 	}
 	h.engClaim[key] = s.id
 	return nil
@@ -634,17 +655,17 @@ func (h *Host) transportFor(t *config.Target, root string, headed bool) (transpo
 	switch {
 	case e.Builtin != "":
 		if h.opts.BuiltinWeb == nil {
-			return nil, "", errf(CodeInvalidConfig, "target %q: this host has no built-in web engine", t.Name)
+			return nil, "", mcperr.New(mcperr.InvalidConfig, "target %q: this host has no built-in web engine", t.Name)
 		}
 		return h.opts.BuiltinWeb(headed), "web", nil
 	case e.Connect != "":
 		host, port, err := net.SplitHostPort(e.Connect)
 		if err != nil {
-			return nil, "", errf(CodeInvalidConfig, "target %q: engine.connect %q: %v", t.Name, e.Connect, err)
+			return nil, "", mcperr.New(mcperr.InvalidConfig, "target %q: engine.connect %q: %v", t.Name, e.Connect, err)
 		}
 		p, err := strconv.Atoi(port)
 		if err != nil || p < 1 || p > 65535 {
-			return nil, "", errf(CodeInvalidConfig, "target %q: engine.connect %q: bad port", t.Name, e.Connect)
+			return nil, "", mcperr.New(mcperr.InvalidConfig, "target %q: engine.connect %q: bad port", t.Name, e.Connect)
 		}
 		return transport.Socket(transport.SocketOptions{Host: host, Port: p, DialTimeout: 10 * time.Second}), "", nil
 	default:

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,8 +16,9 @@ import (
 	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/screen"
 	"github.com/e2e-conform/toolkit/protocol/client"
-	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 type state int
@@ -48,7 +48,7 @@ type Session struct {
 	secrets  map[string]string // name -> value (only available ones)
 	appURL   string
 	lease    *apps.Lease
-	conn     *client.Conn
+	w        *client.Worker // the engine, through one worker connection
 	manifest wire.Manifest
 	cat      *catalog.Catalog
 	runID    string
@@ -59,8 +59,12 @@ type Session struct {
 	stepCancel context.CancelCauseFunc
 
 	idleMu sync.Mutex
-	idle   *time.Timer
-	ttl    *time.Timer
+	idle   Timer
+	ttl    Timer
+
+	// trace records the attempt's trace under traceMode (spec §3.8).
+	trace     tracer
+	traceMode config.TraceMode
 
 	// step holds the session's step: a tool call holds it while it runs,
 	// so calls run one at a time; close takes it for good.
@@ -93,10 +97,6 @@ type recording struct {
 	started time.Time
 }
 
-func (s *Session) op() client.Op {
-	return client.Op{RunID: s.runID, AttemptID: s.attempt, Origin: wire.OriginAgent}
-}
-
 // touch resets the idle timer.
 func (s *Session) touch() {
 	s.idleMu.Lock()
@@ -105,7 +105,7 @@ func (s *Session) touch() {
 		s.idle.Stop()
 	}
 	h := s.h
-	s.idle = time.AfterFunc(h.opts.IdleTimeout, func() {
+	s.idle = h.clock.AfterFunc(h.opts.IdleTimeout, func() {
 		h.closeSession(s, "idle for "+human(h.opts.IdleTimeout))
 	})
 }
@@ -167,7 +167,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	if tgt.App.URL != "" {
 		u, err := policy.ResolveURL(tgt.App.URL, "")
 		if err != nil {
-			return "", errf("INVALID_APP_URL", "target %q: app url %q: %v", tgt.Name, tgt.App.URL, err)
+			return "", mcperr.New(mcperr.InvalidAppURL, "target %q: app url %q: %v", tgt.Name, tgt.App.URL, err)
 		}
 		s.appURL = u
 	}
@@ -187,7 +187,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 	s.attempt = "session-" + s.id
 	s.artDir = filepath.Join(s.output, "artifacts", s.target, "sessions", s.id)
 	if err := os.MkdirAll(s.artDir, 0o755); err != nil {
-		return "", errf(CodeEngineFailure, "create the artifact directory: %v", err)
+		return "", mcperr.New(mcperr.EngineFailure, "create the artifact directory: %v", err)
 	}
 	// The app command, shared between sessions.
 	if tgt.App.Command != "" {
@@ -197,7 +197,7 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 		}
 		logf, err := os.OpenFile(filepath.Join(s.artDir, "command.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return "", errf(CodeEngineFailure, "open the app command log: %v", err)
+			return "", mcperr.New(mcperr.EngineFailure, "open the app command log: %v", err)
 		}
 		defer logf.Close()
 		lease, err := h.apps.Acquire(ctx, apps.Spec{Command: tgt.App.Command, Args: tgt.App.Args, Env: tgt.App.Env, Dir: dir, ReadyURL: tgt.App.ReadyURL, Log: logf})
@@ -215,12 +215,15 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 		return "", err
 	}
 	env := envMap()
-	conn, err := client.Open(ctx, client.ConnConfig{
+	// The manifest is discovered, and a locate on an engine that lists no
+	// engine/locate resolves on the client from one observation.
+	eng, err := client.ConnectEngine(client.Config{
 		Transport:             tr,
-		Context:               transport.Context{Role: wire.RoleWorker, Env: env, Cwd: s.root},
+		Cwd:                   s.root,
+		ResolveLocators:       true,
 		ClientInfo:            wire.ClientInfo{Name: "e2e-mcp", Version: h.opts.Version},
 		InitializationOptions: tgt.Options,
-		Logger:                h.log,
+		Conn:                  func(cc *client.ConnConfig) { cc.Logger = h.log },
 		Handlers: client.Handlers{
 			EngineLog: func(line string) { h.log.Debug("engine: " + line) },
 			Secret: func(_ context.Context, name string) (string, bool, error) {
@@ -232,41 +235,49 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 					h.red.Add(name, v)
 				}
 			},
+			Screen: func(_ string, snap *wire.EngineSnapshot) {
+				s.trace.add(traceRecord{Kind: traceScreen, Source: "engine", Text: screen.New(snap, "", s.screenOptions()).Full()})
+			},
+			Navigation: func(_, line string) {
+				s.trace.add(traceRecord{Kind: traceNavigation, Text: h.red.String(line)})
+			},
 		},
 	})
 	if err != nil {
 		return "", err
 	}
-	s.conn = conn
-	s.manifest = conn.Manifest()
+	s.w = eng.NewWorker()
+	// Init opens the connection, and sends lifecycle/init when listed.
+	if err := s.w.Init(ctx, wire.InitParams{RunID: s.runID, TargetName: s.target, ProjectRoot: s.root,
+		App: wire.EngineAppInfo{Site: siteOf(s.appURL)}, Env: env, Headed: s.headed}); err != nil {
+		return "", err
+	}
+	s.manifest = s.w.Manifest()
 	if s.platform == "" {
 		s.platform = s.manifest.Platform
 	}
 	if s.platform == "" && builtin == "web" {
 		s.platform = "web"
 	}
-	if s.manifest.Lists(wire.MethodInit) {
-		if err := conn.Init(ctx, wire.InitParams{RunID: s.runID, TargetName: s.target, ProjectRoot: s.root,
-			App: wire.EngineAppInfo{Site: siteOf(s.appURL)}, Env: env, Headed: s.headed}); err != nil {
-			return "", err
-		}
+	screens, err := s.startTrace()
+	if err != nil {
+		return "", mcperr.New(mcperr.EngineFailure, "%v", err)
 	}
-	if err := conn.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: s.attempt, ArtifactsDir: s.artDir}); err != nil {
+	if err := s.w.StartAttempt(ctx, s.attempt, s.artDir, screens); err != nil {
 		return "", err
 	}
 	s.stepCtx, s.stepCancel = context.WithCancelCause(context.Background())
 	if s.cat, err = catalog.New(s.manifest, catalog.Options{Target: s.target, Secrets: secretList(s.cfg)}); err != nil {
-		return "", errf(CodeEngineFailure, "%v", err)
+		return "", mcperr.New(mcperr.EngineFailure, "%v", err)
 	}
 	// First screen.
 	var first string
 	if s.appURL != "" && s.manifest.Lists(wire.MethodOpen) {
-		if err := conn.Open(ctx, s.op(), s.appURL); err != nil {
+		if err := s.w.Open(ctx, wire.OriginAgent, s.appURL); err != nil {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
-			_, m := CodeOf(err)
-			first = fmt.Sprintf("Opening %s failed: %s\nUse navigate once the app is reachable.\n\n", s.appURL, m)
+			first = fmt.Sprintf("Opening %s failed: %s\nUse navigate once the app is reachable.\n\n", s.appURL, mcperr.Of(err).Message)
 		}
 	}
 	scr, err := s.observe(ctx, false)
@@ -335,12 +346,13 @@ func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, err
 	if pixels {
 		opts = &wire.EngineObserveOptions{Pixels: true}
 	}
-	snap, err := s.conn.Observe(ctx, s.op(), opts)
+	snap, err := s.w.Observe(ctx, wire.OriginAgent, opts)
 	if err != nil {
 		return nil, err
 	}
 	s.rev++
 	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), s.screenOptions())
+	s.trace.add(traceRecord{Kind: traceScreen, Source: "observe", Revision: scr.Revision, Text: scr.Full()})
 	return scr, nil
 }
 
@@ -378,27 +390,28 @@ func (s *Session) teardown(ctx context.Context) []string {
 		err := f()
 		switch {
 		case ctx.Err() != nil && err == nil:
-			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s overran the %s cleanup budget: the engine answered after %.1f s", CodeCleanupTimeout, step, budget, time.Since(start).Seconds()))
+			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s overran the %s cleanup budget: the engine answered after %.1f s", mcperr.CleanupTimeout, step, budget, time.Since(start).Seconds()))
 		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s did not finish within the %s cleanup budget: %s", CodeCleanupTimeout, step, budget, Text(err)))
+			lines = append(lines, fmt.Sprintf("Cleanup: %s: %s did not finish within the %s cleanup budget: %s", mcperr.CleanupTimeout, step, budget, mcperr.Text(err)))
 		case err != nil:
-			lines = append(lines, "Cleanup: "+Text(err))
+			lines = append(lines, "Cleanup: "+mcperr.Text(err))
 		}
 	}
-	if s.conn != nil {
+	if s.w != nil && s.w.Conn() != nil {
 		if s.rec != nil {
 			lines = append(lines, s.stopRecording(ctx)...)
 		}
 		ms := budget.Milliseconds()
-		cleanup("endAttempt", func() error { return s.conn.EndAttempt(ctx, ms) })
+		cleanup("endAttempt", func() error { return s.w.EndAttempt(ctx, ms) })
+		lines = append(lines, s.endTrace()...)
+		// Dispose runs even when endAttempt used up the budget: it is what
+		// stops the engine's browser or device. It sends lifecycle/dispose
+		// when listed, then closes the connection, which ends an engine
+		// that did not dispose.
 		if s.manifest.Lists(wire.MethodDispose) {
-			// Dispose runs even when endAttempt used up the budget: it is
-			// what stops the engine's browser or device.
-			cleanup("dispose", func() error { return s.conn.Dispose(ctx, ms, nil) })
-		}
-		// Closing the connection ends an engine that did not dispose.
-		if err := s.conn.Close(5 * time.Second); err != nil {
-			lines = append(lines, "Cleanup: "+Text(err))
+			cleanup("dispose", func() error { return s.w.Dispose(ctx, ms) })
+		} else if err := s.w.Dispose(ctx, ms); err != nil {
+			lines = append(lines, "Cleanup: "+mcperr.Text(err))
 		}
 	}
 	if s.stepCancel != nil {
@@ -411,25 +424,7 @@ func (s *Session) teardown(ctx context.Context) []string {
 }
 
 // Result is the outcome of a catalog tool.
-type Result struct {
-	Text    string
-	Images  []Image
-	IsError bool
-}
+type Result = catalog.Result
 
-// Image is one image part.
-type Image struct {
-	Data     []byte
-	MIMEType string
-}
-
-func textResult(s string) *Result { return &Result{Text: s} }
-
-// decodeArgs decodes validated args into v.
-func decodeArgs(a map[string]any, v any) error {
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
+// Image is one image part of a Result.
+type Image = catalog.Image

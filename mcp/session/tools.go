@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -16,10 +17,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/e2e-conform/toolkit/mcp/catalog"
 	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/mcp/screen"
-	"github.com/e2e-conform/toolkit/protocol/locate"
 	"github.com/e2e-conform/toolkit/protocol/wire"
+
+	"github.com/e2e-conform/toolkit/mcp/mcperr"
 )
 
 // MaxImageSide is the longest side of an image given to the agent.
@@ -31,7 +34,8 @@ const MaxImageSide = 768
 // whose ctx ends (the client's notifications/cancelled) while it waits for
 // the previous one never runs; one that ends while it runs aborts the
 // engine operation through its signal. Both answer CANCELLED.
-func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+func (s *Session) run(ctx context.Context, t *catalog.Tool, args json.RawMessage) (*Result, error) {
+	tool := t.Name
 	step := s.h.opts.OnStep
 	select {
 	case s.step <- struct{}{}:
@@ -43,19 +47,19 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 		select {
 		case s.step <- struct{}{}:
 		case <-ctx.Done():
-			return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+			return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
 		case <-s.stepCtx.Done():
 			return nil, context.Cause(s.stepCtx)
 		}
 	case <-ctx.Done():
-		return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
 	case <-s.stepCtx.Done():
 		return nil, context.Cause(s.stepCtx)
 	}
 	defer func() { <-s.step }()
 	// Both may have ended while the step was free: never run then.
 	if ctx.Err() != nil {
-		return nil, errf(CodeCancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
+		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it waited for the session's previous call; it did not run", tool)
 	}
 	if s.stepCtx.Err() != nil {
 		return nil, context.Cause(s.stepCtx)
@@ -63,14 +67,15 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	if step != nil {
 		step(StepRun, s.id, tool)
 	}
+	s.trace.add(traceRecord{Kind: traceCall, Tool: tool})
 	mcpCtx := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(s.stepCtx, func() { cancel(context.Cause(s.stepCtx)) })
 	defer stop()
-	res, err := s.dispatch(ctx, tool, a)
+	res, err := t.Run(ctx, driver{s}, args)
 	if mcpCtx.Err() != nil && s.stepCtx.Err() == nil {
-		return nil, errf(CodeCancelled, "call %s was cancelled while it ran; its engine operation was aborted through its signal", tool)
+		return nil, mcperr.New(mcperr.Cancelled, "call %s was cancelled while it ran; its engine operation was aborted through its signal", tool)
 	}
 	if err != nil {
 		return nil, err
@@ -79,78 +84,102 @@ func (s *Session) run(ctx context.Context, tool string, a map[string]any) (*Resu
 	return res, nil
 }
 
-func str(a map[string]any, k string) string {
-	v, _ := a[k].(string)
-	return v
+// driver is the session as the catalog tools drive it (catalog.Driver).
+type driver struct{ s *Session }
+
+func (d driver) Manifest() wire.Manifest { return d.s.manifest }
+
+func (d driver) Perform(ctx context.Context, id string, la wire.LocatorAction) error {
+	return d.s.perform(id, la)(ctx)
 }
 
-func has(a map[string]any, k string) bool { _, ok := a[k]; return ok }
+func (d driver) Type(ctx context.Context, value string, replace bool) error {
+	return d.s.w.Type(ctx, wire.OriginAgent, value, replace)
+}
 
-func boolArg(a map[string]any, k string, def bool) bool {
-	if v, ok := a[k].(bool); ok {
-		return v
+func (d driver) Press(ctx context.Context, key string) error {
+	return d.s.w.Press(ctx, wire.OriginAgent, key)
+}
+
+func (d driver) Dismiss(ctx context.Context) error { return d.s.w.Dismiss(ctx, wire.OriginAgent) }
+
+func (d driver) Navigate(ctx context.Context, raw string) error {
+	u, err := policy.ResolveURL(raw, d.s.appURL)
+	if err != nil {
+		return err
 	}
-	return def
+	return d.s.w.Open(ctx, wire.OriginAgent, u)
 }
 
-func intArg(a map[string]any, k string, def int) int {
-	switch v := a[k].(type) {
-	case interface{ Int64() (int64, error) }:
-		n, _ := v.Int64()
-		return int(n)
-	case float64:
-		return int(v)
-	}
-	return def
-}
+func (d driver) Back(ctx context.Context) error { return d.s.w.Back(ctx, wire.OriginAgent) }
 
-func numArg(a map[string]any, k string) float64 {
-	switch v := a[k].(type) {
-	case interface{ Float64() (float64, error) }:
-		f, _ := v.Float64()
-		return f
-	case float64:
-		return v
-	}
-	return 0
-}
-
-// action is one grammar action: what to do, its leads and whether a
-// change is expected.
-type action struct {
-	lead, attempt string
-	expect        bool
-	do            func(ctx context.Context) error
-}
-
-func (s *Session) dispatch(ctx context.Context, tool string, a map[string]any) (*Result, error) {
-	switch tool {
-	case "observe":
-		scr, err := s.observe(ctx, false)
-		if err != nil {
-			return nil, err
+func (d driver) Scroll(ctx context.Context, id, dir string, times int) error {
+	s := d.s
+	for i := 0; i < times; i++ {
+		t := id
+		if t == "" {
+			t = s.scr.Snapshot.Root.Ref.ID
 		}
-		s.scr = scr
-		return textResult(scr.Full()), nil
-	case "locate":
-		return s.locate(ctx, a)
-	case "screenshot":
-		return s.screenshot(ctx)
-	case "start_recording":
-		return s.startRecording(ctx, str(a, "name"))
-	case "stop_recording":
-		if s.rec == nil {
-			return textResult("Nothing is recording; start_recording starts a recording."), nil
+		if err := s.perform(t, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir})(ctx); err != nil {
+			return err
 		}
-		return textResult(strings.Join(s.stopRecording(ctx), "\n")), nil
-	case "tap_at", "hover_at", "type_at", "press_at", "select_at":
-		return s.point(ctx, tool, a)
+		if i+1 < times {
+			scr, err := s.observe(ctx, false)
+			if err != nil {
+				return err
+			}
+			s.scr = scr
+		}
 	}
-	act, err := s.buildAction(tool, a)
+	return nil
+}
+
+func (d driver) ScrollToText(ctx context.Context, text, dir string) error {
+	return d.s.scrollToText(ctx, text, dir)
+}
+
+func (d driver) Upload(ctx context.Context, id string, files []string) error {
+	paths, err := policy.UploadPaths(d.s.root, files)
+	if err != nil {
+		return err
+	}
+	return d.s.perform(id, wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})(ctx)
+}
+
+func (d driver) FillSecret(ctx context.Context, id, name string) error {
+	return d.s.fillSecret(ctx, id, name)
+}
+
+func (d driver) Act(ctx context.Context, a *catalog.Action) (*Result, error) { return d.s.act(ctx, a) }
+
+func (d driver) Observe(ctx context.Context) (*Result, error) {
+	scr, err := d.s.observe(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, tool, act)
+	d.s.scr = scr
+	return catalog.TextResult(scr.Full()), nil
+}
+
+func (d driver) Screenshot(ctx context.Context) (*Result, error) { return d.s.screenshot(ctx) }
+
+func (d driver) Locate(ctx context.Context, in catalog.LocateArgs) (*Result, error) {
+	return d.s.locate(ctx, in)
+}
+
+func (d driver) StartRecording(ctx context.Context, name string) (*Result, error) {
+	return d.s.startRecording(ctx, name)
+}
+
+func (d driver) StopRecording(ctx context.Context) (*Result, error) {
+	if d.s.rec == nil {
+		return catalog.TextResult("Nothing is recording; start_recording starts a recording."), nil
+	}
+	return catalog.TextResult(strings.Join(d.s.stopRecording(ctx), "\n")), nil
+}
+
+func (d driver) Point(ctx context.Context, tool string, in catalog.PointArgs) (*Result, error) {
+	return d.s.point(ctx, tool, in)
 }
 
 // ref checks a node id against the newest observation.
@@ -160,7 +189,7 @@ func (s *Session) ref(id string) (wire.NodeRef, error) {
 		if s.scr != nil {
 			rev = s.scr.Revision
 		}
-		return wire.NodeRef{}, errf(CodeLocatorNotFound, "node #%s is not on the newest observation (revision %s); re-observe and use an id it lists", id, rev)
+		return wire.NodeRef{}, mcperr.New(mcperr.LocatorNotFound, "node #%s is not on the newest observation (revision %s); re-observe and use an id it lists", id, rev)
 	}
 	return wire.NodeRef{ID: id, Revision: s.scr.Revision}, nil
 }
@@ -178,203 +207,15 @@ func (s *Session) perform(id string, la wire.LocatorAction) func(ctx context.Con
 			}
 			la.Target = &t
 		}
-		return s.conn.Perform(ctx, s.op(), r, la)
+		return s.w.Perform(ctx, wire.OriginAgent, r, la)
 	}
-}
-
-func (s *Session) buildAction(tool string, a map[string]any) (*action, error) {
-	id := str(a, "target")
-	m := s.manifest
-	keyboard := m.Lists(wire.MethodType)
-	node := func(kind, lead, attempt string) *action {
-		return &action{lead: fmt.Sprintf(lead, id), attempt: fmt.Sprintf(attempt, id), expect: true,
-			do: s.perform(id, wire.LocatorAction{Kind: kind})}
-	}
-	switch tool {
-	case "tap":
-		return node(wire.ActionTap, "Tapped #%s.", "tap #%s"), nil
-	case "double_tap":
-		return node(wire.ActionDoubleTap, "Double-tapped #%s.", "double_tap #%s"), nil
-	case "long_press":
-		return node(wire.ActionLongPress, "Long-pressed #%s.", "long_press #%s"), nil
-	case "right_click":
-		return node(wire.ActionSecondaryTap, "Right-clicked #%s.", "right_click #%s"), nil
-	case "hover":
-		return node(wire.ActionHover, "Hovered over #%s.", "hover #%s"), nil
-	case "scroll_to":
-		text := str(a, "text")
-		if id == "" && text == "" {
-			return nil, errf(CodeInvalidArgument, "scroll_to takes a listed node id as target, a text to reach, or both")
-		}
-		if id != "" && m.HasAction(wire.ActionScrollIntoView) {
-			return node(wire.ActionScrollIntoView, "Scrolled into view #%s.", "scroll_to #%s"), nil
-		}
-		dir := str(a, "direction")
-		if dir == "" {
-			dir = wire.DirectionDown
-		}
-		return &action{lead: fmt.Sprintf("Scrolled %s until %q was in view.", dir, text), attempt: fmt.Sprintf("scroll_to %q", text), expect: true,
-			do: func(ctx context.Context) error { return s.scrollToText(ctx, text, dir) }}, nil
-	case "type":
-		value := str(a, "value")
-		if id != "" {
-			return &action{lead: fmt.Sprintf("Typed into #%s.", id), attempt: fmt.Sprintf("type #%s", id), expect: true,
-				do: s.perform(id, wire.LocatorAction{Kind: wire.ActionFill, Value: value})}, nil
-		}
-		if !keyboard {
-			return nil, errf(CodeInvalidArgument, "call type: target: required; tools {tool: \"type\"} shows its arguments")
-		}
-		replace := boolArg(a, "replace", false)
-		return &action{lead: "Typed into the focused field.", attempt: "type into the focused field", expect: true,
-			do: func(ctx context.Context) error { return s.conn.Type(ctx, s.op(), value, replace) }}, nil
-	case "press":
-		key := str(a, "key")
-		k, err := wire.ParseKey(key)
-		if err != nil {
-			return nil, errf(CodeInvalidArgument, "call press: key: %v; tools {tool: \"press\"} shows its arguments", err)
-		}
-		times := intArg(a, "times", 1)
-		expect := !focusOnly(k)
-		if id != "" {
-			lead := fmt.Sprintf("Pressed %s on #%s.", key, id)
-			if times > 1 {
-				lead = fmt.Sprintf("Pressed %s %d times on #%s.", key, times, id)
-			}
-			do := s.perform(id, wire.LocatorAction{Kind: wire.ActionPress, Key: key})
-			return &action{lead: lead, attempt: fmt.Sprintf("press %s on #%s", key, id), expect: expect,
-				do: func(ctx context.Context) error {
-					for i := 0; i < times; i++ {
-						if err := do(ctx); err != nil {
-							return err
-						}
-					}
-					return nil
-				}}, nil
-		}
-		if !keyboard {
-			return nil, errf(CodeInvalidArgument, "call press: target: required; tools {tool: \"press\"} shows its arguments")
-		}
-		lead := fmt.Sprintf("Pressed %s on the focused field.", key)
-		if times > 1 {
-			lead = fmt.Sprintf("Pressed %s %d times on the focused field.", key, times)
-		}
-		return &action{lead: lead, attempt: fmt.Sprintf("press %s on the focused field", key), expect: expect,
-			do: func(ctx context.Context) error {
-				for i := 0; i < times; i++ {
-					if err := s.conn.Press(ctx, s.op(), key); err != nil {
-						return err
-					}
-				}
-				return nil
-			}}, nil
-	case "dismiss_keyboard":
-		return &action{lead: "Dismissed the keyboard.", attempt: "dismiss_keyboard", expect: true,
-			do: func(ctx context.Context) error { return s.conn.Dismiss(ctx, s.op()) }}, nil
-	case "select":
-		v := str(a, "value")
-		return &action{lead: fmt.Sprintf("Selected %q in #%s.", v, id), attempt: fmt.Sprintf("select %q in #%s", v, id), expect: true,
-			do: s.perform(id, wire.LocatorAction{Kind: wire.ActionSelectOption, Option: wire.SelectOption{Text: v}})}, nil
-	case "check":
-		checked := boolArg(a, "checked", true)
-		lead, kind := "Checked #%s.", wire.ActionCheck
-		if !checked {
-			lead, kind = "Unchecked #%s.", wire.ActionUncheck
-		}
-		return node(kind, lead, "check #%s"), nil
-	case "drag":
-		to := str(a, "to")
-		return &action{lead: fmt.Sprintf("Dragged #%s to #%s.", id, to), attempt: fmt.Sprintf("drag #%s to #%s", id, to), expect: true,
-			do: s.perform(id, wire.LocatorAction{Kind: wire.ActionDragTo, Target: &wire.NodeRef{ID: to}})}, nil
-	case "upload":
-		var files []string
-		if fs, ok := a["files"].([]any); ok {
-			for _, f := range fs {
-				files = append(files, fmt.Sprint(f))
-			}
-		}
-		q := make([]string, len(files))
-		for i, f := range files {
-			q[i] = strconv.Quote(f)
-		}
-		first := ""
-		if len(q) > 0 {
-			first = q[0]
-		}
-		return &action{lead: fmt.Sprintf("Uploaded %s to #%s.", strings.Join(q, ", "), id), attempt: fmt.Sprintf("upload %s to #%s", first, id), expect: true,
-			do: func(ctx context.Context) error {
-				paths, err := policy.UploadPaths(s.root, files)
-				if err != nil {
-					return err
-				}
-				return s.perform(id, wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})(ctx)
-			}}, nil
-	case "scroll":
-		dir := str(a, "direction")
-		times := intArg(a, "times", 1)
-		target := id
-		lead := fmt.Sprintf("Scrolled %s.", dir)
-		if times > 1 {
-			lead = fmt.Sprintf("Scrolled %s %d screens.", dir, times)
-		}
-		attempt := "scroll " + dir
-		if target != "" {
-			attempt += " #" + target
-		}
-		return &action{lead: lead, attempt: attempt, expect: true, do: func(ctx context.Context) error {
-			for i := 0; i < times; i++ {
-				t := target
-				if t == "" {
-					t = s.scr.Snapshot.Root.Ref.ID
-				}
-				if err := s.perform(t, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir})(ctx); err != nil {
-					return err
-				}
-				if i+1 < times {
-					scr, err := s.observe(ctx, false)
-					if err != nil {
-						return err
-					}
-					s.scr = scr
-				}
-			}
-			return nil
-		}}, nil
-	case "navigate":
-		raw := str(a, "url")
-		return &action{lead: fmt.Sprintf("Navigated to %s.", raw), attempt: "navigate " + raw, expect: true,
-			do: func(ctx context.Context) error {
-				u, err := policy.ResolveURL(raw, s.appURL)
-				if err != nil {
-					return err
-				}
-				return s.conn.Open(ctx, s.op(), u)
-			}}, nil
-	case "back":
-		return &action{lead: "Navigated back.", attempt: "back", expect: true,
-			do: func(ctx context.Context) error { return s.conn.Back(ctx, s.op()) }}, nil
-	case "type_secret":
-		name := str(a, "name")
-		return &action{lead: fmt.Sprintf("Filled secret %q into #%s; its value is masked in every observation.", name, id),
-			attempt: fmt.Sprintf("type_secret %q into #%s", name, id), expect: true,
-			do: func(ctx context.Context) error { return s.fillSecret(ctx, id, name) }}, nil
-	}
-	return nil, errf(CodeUnsupported, "tool %q has no implementation", tool)
-}
-
-// focusOnly reports keys that move focus without a visible change.
-func focusOnly(k wire.Key) bool {
-	switch k.Name {
-	case "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown":
-		return true
-	}
-	return false
 }
 
 // fillSecret authorizes and fills a secret (spec §6.1).
 func (s *Session) fillSecret(ctx context.Context, id, name string) error {
 	sec, declared := s.cfg.Secrets[name]
 	if !declared {
-		return errf(CodePolicyDenied, "secret %q is not configured; configured: %s", name, strings.Join(s.cfg.SecretNames(), ", "))
+		return mcperr.New(mcperr.PolicyDenied, "secret %q is not configured; configured: %s", name, strings.Join(s.cfg.SecretNames(), ", "))
 	}
 	r, err := s.ref(id)
 	if err != nil {
@@ -386,24 +227,24 @@ func (s *Session) fillSecret(ctx context.Context, id, name string) error {
 		role = *n.Role
 	}
 	if role != "textbox" && role != "searchbox" && role != "combobox" {
-		return errf(CodePolicyDenied, "#%s is not an editable input (role %q); secrets fill only textboxes, searchboxes and comboboxes", id, role)
+		return mcperr.New(mcperr.PolicyDenied, "#%s is not an editable input (role %q); secrets fill only textboxes, searchboxes and comboboxes", id, role)
 	}
 	if n.State("disabled") {
-		return errf(CodePolicyDenied, "#%s is disabled", id)
+		return mcperr.New(mcperr.PolicyDenied, "#%s is disabled", id)
 	}
 	isPassword := n.InputPurpose == "password" || n.State("secure")
 	if sec.PurposeOrDefault() == "password" && !isPassword {
-		return errf(CodePolicyDenied, "secret %q is a password and #%s is not a password field", name, id)
+		return mcperr.New(mcperr.PolicyDenied, "secret %q is a password and #%s is not a password field", name, id)
 	}
 	v, ok := s.secrets[name]
 	if !ok {
 		if sec.PurposeOrDefault() == "password" && sec.Username != "" {
-			return errf(CodeCredential, "credential %q (username %q) has no password: its secret has no value (set its environment variable or file)", name, sec.Username)
+			return mcperr.New(mcperr.CredentialUnavailable, "credential %q (username %q) has no password: its secret has no value (set its environment variable or file)", name, sec.Username)
 		}
-		return errf(CodeSecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
+		return mcperr.New(mcperr.SecretUnavailable, "secret %q has no value (set its environment variable or file)", name)
 	}
 	s.tainted = true // from here on no pixels leave the host
-	return s.conn.Perform(ctx, s.op(), r, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+	return s.w.Perform(ctx, wire.OriginAgent, r, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 }
 
 // scrollToText swipes until a node reading text is in view (at most 20).
@@ -426,7 +267,7 @@ func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
 			break
 		}
 		root := s.scr.Snapshot.Root.Ref
-		if err := s.conn.Perform(ctx, s.op(), wire.NodeRef{ID: root.ID, Revision: s.scr.Revision}, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir}); err != nil {
+		if err := s.w.Perform(ctx, wire.OriginAgent, wire.NodeRef{ID: root.ID, Revision: s.scr.Revision}, wire.LocatorAction{Kind: wire.ActionSwipe, Direction: dir}); err != nil {
 			return err
 		}
 		scr, err := s.observe(ctx, false)
@@ -435,22 +276,21 @@ func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
 		}
 		s.scr = scr
 	}
-	return errf(CodeLocatorNotFound, "no node reading %q came into view after 20 swipes %s", text, dir)
+	return mcperr.New(mcperr.LocatorNotFound, "no node reading %q came into view after 20 swipes %s", text, dir)
 }
 
 // act runs an action and builds its result: the lead and the screen update,
 // or the failure lead and the re-observed screen.
-func (s *Session) act(ctx context.Context, tool string, act *action) (*Result, error) {
+func (s *Session) act(ctx context.Context, act *catalog.Action) (*Result, error) {
 	prev := s.scr
-	err := act.do(ctx)
+	err := act.Do(ctx)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
 	pix := s.pixelMode && !s.tainted
 	cur, oerr := s.observe(ctx, pix)
 	if err != nil {
-		code, msg := CodeOf(err)
-		text := fmt.Sprintf("%s failed: %s: %s", act.attempt, code, msg)
+		text := fmt.Sprintf("%s failed: %s", act.Attempt, mcperr.Text(err))
 		if oerr == nil {
 			s.scr = cur
 			text += "\n\n" + cur.Full()
@@ -461,7 +301,7 @@ func (s *Session) act(ctx context.Context, tool string, act *action) (*Result, e
 		return nil, oerr
 	}
 	s.scr = cur
-	res := &Result{Text: act.lead + "\n\n" + screen.Update(prev, cur, act.expect)}
+	res := &Result{Text: act.Lead + "\n\n" + screen.Update(prev, cur, act.Expect)}
 	if s.pixelMode {
 		s.attachPixels(res, cur)
 	}
@@ -573,7 +413,7 @@ func resample(src image.Image, w, h int) *image.NRGBA {
 
 func (s *Session) screenshot(ctx context.Context) (*Result, error) {
 	if s.tainted {
-		return nil, errf(CodePixelTainted, "a secret was filled in this session, so no pixels leave the host until it ends. Work from the tree and tap listed nodes by id")
+		return nil, mcperr.New(mcperr.PixelTainted, "a secret was filled in this session, so no pixels leave the host until it ends. Work from the tree and tap listed nodes by id")
 	}
 	prev := s.scr
 	cur, err := s.observe(ctx, true)
@@ -593,63 +433,63 @@ func (s *Session) screenshot(ctx context.Context) (*Result, error) {
 }
 
 // point runs a point tool on the latest screenshot's pixels.
-func (s *Session) point(ctx context.Context, tool string, a map[string]any) (*Result, error) {
+func (s *Session) point(ctx context.Context, tool string, a catalog.PointArgs) (*Result, error) {
 	if s.tainted {
-		return nil, errf(CodePixelTainted, "a secret was filled in this session, so %s cannot act on screenshot pixels; act on a listed node by id", tool)
+		return nil, mcperr.New(mcperr.PixelTainted, "a secret was filled in this session, so %s cannot act on screenshot pixels; act on a listed node by id", tool)
 	}
 	if s.shot == nil {
-		return textResult(fmt.Sprintf("No screenshot has been taken in this step: %s coordinates are pixels of the latest screenshot. Call screenshot first, or act on a listed node by id.", tool)), nil
+		return catalog.TextResult(fmt.Sprintf("No screenshot has been taken in this step: %s coordinates are pixels of the latest screenshot. Call screenshot first, or act on a listed node by id.", tool)), nil
 	}
-	x, y := numArg(a, "x"), numArg(a, "y")
+	x, y := float64(a.X), float64(a.Y)
 	pt := wire.ViewportPoint{X: clamp(x/s.shot.scale, s.shot.vp.Width-1), Y: clamp(y/s.shot.scale, s.shot.vp.Height-1)}
 	where := fmt.Sprintf("(%s, %s)", fmtNum(x), fmtNum(y))
 	hit := s.hitTest(pt)
 	kinds := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionFill, "press_at": wire.ActionPress, "select_at": wire.ActionSelectOption}
 	kind := kinds[tool]
-	act := &action{attempt: tool + " " + where, expect: true}
+	act := &catalog.Action{Attempt: tool + " " + where, Expect: true}
 	if hit != nil && s.manifest.HasAction(kind) {
 		id := hit.Ref.ID
 		summary := "#" + id + " " + screen.LocateLine(hit, s.screenOptions())
 		la := wire.LocatorAction{Kind: kind}
 		switch tool {
 		case "tap_at":
-			act.lead = "Tapped " + summary + "."
+			act.Lead = "Tapped " + summary + "."
 		case "hover_at":
-			act.lead = "Hovered over " + summary + "."
+			act.Lead = "Hovered over " + summary + "."
 		case "type_at":
-			la.Value = str(a, "value")
-			act.lead = "Typed into " + summary + "."
+			la.Value = a.Value
+			act.Lead = "Typed into " + summary + "."
 		case "press_at":
-			la.Key = str(a, "key")
-			act.lead = fmt.Sprintf("Pressed %s on %s.", la.Key, summary)
+			la.Key = a.Key
+			act.Lead = fmt.Sprintf("Pressed %s on %s.", la.Key, summary)
 		case "select_at":
-			la.Option = wire.SelectOption{Text: str(a, "value")}
-			act.lead = fmt.Sprintf("Selected %q in %s.", str(a, "value"), summary)
+			la.Option = wire.SelectOption{Text: a.Value}
+			act.Lead = fmt.Sprintf("Selected %q in %s.", a.Value, summary)
 		}
-		act.do = s.perform(id, la)
-		return s.act(ctx, tool, act)
+		act.Do = s.perform(id, la)
+		return s.act(ctx, act)
 	}
 	pk := map[string]string{"tap_at": wire.ActionTap, "hover_at": wire.ActionHover, "type_at": wire.ActionTap, "press_at": wire.ActionTap}[tool]
 	if pk == "" || !s.manifest.Lists(wire.MethodPerformAt) || !s.manifest.HasPointerAction(pk) {
-		act.do = func(context.Context) error {
-			return errf(CodeActionFailed, "nothing listed at %s: %s needs a control the screen lists", where, tool)
+		act.Do = func(context.Context) error {
+			return mcperr.New(mcperr.ActionFailed, "nothing listed at %s: %s needs a control the screen lists", where, tool)
 		}
-		return s.act(ctx, tool, act)
+		return s.act(ctx, act)
 	}
-	act.lead = fmt.Sprintf("Acted at %s (no listed control there).", where)
-	act.do = func(ctx context.Context) error {
-		if err := s.conn.PerformAt(ctx, s.op(), pt, wire.PointerAction{Kind: pk}); err != nil {
+	act.Lead = fmt.Sprintf("Acted at %s (no listed control there).", where)
+	act.Do = func(ctx context.Context) error {
+		if err := s.w.PerformAt(ctx, wire.OriginAgent, pt, wire.PointerAction{Kind: pk}); err != nil {
 			return err
 		}
 		switch tool {
 		case "type_at":
-			return s.conn.Type(ctx, s.op(), str(a, "value"), boolArg(a, "replace", false))
+			return s.w.Type(ctx, wire.OriginAgent, a.Value, a.Replace)
 		case "press_at":
-			return s.conn.Press(ctx, s.op(), str(a, "key"))
+			return s.w.Press(ctx, wire.OriginAgent, a.Key)
 		}
 		return nil
 	}
-	return s.act(ctx, tool, act)
+	return s.act(ctx, act)
 }
 
 func clamp(v, hi float64) float64 { return math.Max(0, math.Min(v, math.Max(hi, 0))) }
@@ -676,9 +516,9 @@ func (s *Session) hitTest(pt wire.ViewportPoint) *wire.SemanticNode {
 }
 
 // locate answers the locate tool (spec §3.6).
-func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error) {
-	q := screen.Query{Role: str(a, "role"), Name: str(a, "name"), Text: str(a, "text"), Label: str(a, "label"),
-		Placeholder: str(a, "placeholder"), TestID: str(a, "testId"), Exact: boolArg(a, "exact", true)}
+func (s *Session) locate(ctx context.Context, a catalog.LocateArgs) (*Result, error) {
+	q := screen.Query{Role: string(a.Role), Name: string(a.Name), Text: string(a.Text), Label: string(a.Label),
+		Placeholder: string(a.Placeholder), TestID: string(a.TestID), Exact: a.Exact == nil || *a.Exact}
 	n := 0
 	for _, v := range []string{q.Role, q.Text, q.Label, q.Placeholder, q.TestID} {
 		if v != "" {
@@ -686,32 +526,17 @@ func (s *Session) locate(ctx context.Context, a map[string]any) (*Result, error)
 		}
 	}
 	if n != 1 {
-		return nil, errf(CodeInvalidArgument, "locate needs exactly one of role, text, label, placeholder, or testId")
+		return nil, mcperr.New(mcperr.InvalidArgument, "locate needs exactly one of role, text, label, placeholder, or testId")
 	}
 	if q.Name != "" && q.Role == "" {
-		return nil, errf(CodeInvalidArgument, "name only narrows a role query")
+		return nil, mcperr.New(mcperr.InvalidArgument, "name only narrows a role query")
 	}
 	expr := q.Expression()
-	var nodes []wire.SemanticNode
-	if s.manifest.Lists(wire.MethodLocate) {
-		var err error
-		if nodes, err = s.conn.Locate(ctx, s.op(), expr); err != nil {
-			return nil, err
-		}
-	} else {
-		snap, err := s.conn.Observe(ctx, s.op(), nil)
-		if err != nil {
-			return nil, err
-		}
-		got, err := locate.ResolveExpression(&expr, []*wire.SemanticNode{&snap.Root}, locate.Options{})
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range got {
-			nodes = append(nodes, *p)
-		}
+	nodes, err := s.w.Locate(ctx, wire.OriginAgent, expr)
+	if err != nil {
+		return nil, err
 	}
-	return textResult(screen.Located(q, nodes, s.screenOptions())), nil
+	return catalog.TextResult(screen.Located(q, nodes, s.screenOptions())), nil
 }
 
 // startRecording answers start_recording (spec §3.8).
@@ -723,15 +548,15 @@ func (s *Session) startRecording(ctx context.Context, name string) (*Result, err
 		return fmt.Sprintf("Recording %d %q", n, name)
 	}
 	if s.rec != nil {
-		return textResult(fmt.Sprintf("%s is already running since %s; stop_recording ends it.", label(s.rec.n, s.rec.name), s.rec.started.UTC().Format(time.RFC3339))), nil
+		return catalog.TextResult(fmt.Sprintf("%s is already running since %s; stop_recording ends it.", label(s.rec.n, s.rec.name), s.rec.started.UTC().Format(time.RFC3339))), nil
 	}
-	if err := s.conn.StartVideo(ctx, s.op()); err != nil {
-		_, _ = s.conn.StopVideo(context.WithoutCancel(ctx), s.op())
+	if err := s.w.StartVideo(ctx, wire.OriginAgent); err != nil {
+		_, _ = s.w.StopVideo(context.WithoutCancel(ctx), wire.OriginAgent)
 		return nil, err
 	}
 	s.recCount++
-	s.rec = &recording{n: s.recCount, name: name, started: time.Now()}
-	return textResult(label(s.rec.n, name) + " started. Act as usual; stop_recording saves the video, and close_session saves one still running."), nil
+	s.rec = &recording{n: s.recCount, name: name, started: s.h.clock.Now()}
+	return catalog.TextResult(label(s.rec.n, name) + " started. Act as usual; stop_recording saves the video, and close_session saves one still running."), nil
 }
 
 // stopRecording stops the running recording and moves its files to
@@ -743,11 +568,11 @@ func (s *Session) stopRecording(ctx context.Context) []string {
 	if r.name != "" {
 		head += fmt.Sprintf(" %q", r.name)
 	}
-	segs, err := s.conn.StopVideo(ctx, s.op())
+	segs, err := s.w.StopVideo(ctx, wire.OriginAgent)
 	if err != nil {
-		return []string{"The running recording could not be saved: " + Text(err)}
+		return []string{"The running recording could not be saved: " + mcperr.Text(err)}
 	}
-	lines := []string{fmt.Sprintf("%s stopped after %.1f s.", head, time.Since(r.started).Seconds())}
+	lines := []string{fmt.Sprintf("%s stopped after %.1f s.", head, s.h.clock.Now().Sub(r.started).Seconds())}
 	if len(segs) == 0 {
 		return append(lines, "The engine wrote no video: nothing was shown while it ran.")
 	}

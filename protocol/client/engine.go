@@ -32,9 +32,14 @@ type Config struct {
 	// Transport opens the connections.
 	Transport transport.Transport
 	// Manifest is the declared manifest, validated when the handle is made.
+	// The zero Manifest is discovered: each worker takes the one its
+	// server's initialize result carries (Worker.Manifest), and the handle
+	// has no run connection.
 	Manifest wire.Manifest
 	// ResolveLocators answers Locate on the client from one observation
-	// (spec §10); it requires engine/observe and forbids engine/locate.
+	// (spec §10); it requires engine/observe and forbids engine/locate. With
+	// a discovered manifest it applies to a server that lists no
+	// engine/locate.
 	ResolveLocators bool
 	// Session hooks, each optional.
 	Session SessionHooks
@@ -65,6 +70,12 @@ func ConnectEngine(cfg Config) (*Engine, error) {
 		cfg.Schemas = s
 	}
 	m := cfg.Manifest
+	if discovered(m) {
+		if cfg.Transport == nil {
+			return nil, engineerr.InvalidConfig("engine: no transport configured")
+		}
+		return &Engine{cfg: cfg}, nil
+	}
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return nil, engineerr.InvalidConfig("engine %q: manifest cannot be encoded: %v", m.Name, err)
@@ -86,6 +97,9 @@ func ConnectEngine(cfg Config) (*Engine, error) {
 	return &Engine{cfg: cfg}, nil
 }
 
+// discovered reports whether m is the zero manifest of Config.Manifest.
+func discovered(m wire.Manifest) bool { return m.Name == "" && m.Version == "" && len(m.Methods) == 0 }
+
 // Engine is the engine handle the harness drives.
 type Engine struct {
 	cfg Config
@@ -103,6 +117,9 @@ func (e *Engine) open(ctx context.Context, role string, env map[string]string) (
 		Transport: e.cfg.Transport, Context: transport.Context{Role: role, Env: env, Cwd: e.cfg.Cwd},
 		Manifest: &m, ClientInfo: e.cfg.ClientInfo, InitializationOptions: e.cfg.InitializationOptions,
 		Handlers: e.cfg.Handlers, AbortGrace: e.cfg.AbortGrace, Schemas: e.cfg.Schemas,
+	}
+	if discovered(m) {
+		cc.Manifest = nil
 	}
 	if e.cfg.Conn != nil {
 		e.cfg.Conn(&cc)
@@ -171,6 +188,18 @@ type Worker struct {
 	shots    int
 }
 
+// Manifest is the engine's manifest: the declared one, or with a
+// discovered manifest the one the worker's server sent (zero before Init).
+func (w *Worker) Manifest() wire.Manifest {
+	if m := w.e.cfg.Manifest; !discovered(m) {
+		return m
+	}
+	if c := w.Conn(); c != nil {
+		return c.Manifest()
+	}
+	return wire.Manifest{}
+}
+
 // Conn is the worker's connection, nil outside Init..Dispose.
 func (w *Worker) Conn() *Conn {
 	w.mu.Lock()
@@ -195,7 +224,7 @@ func (w *Worker) Init(ctx context.Context, p wire.InitParams) error {
 	w.mu.Lock()
 	w.conn, w.disposed, w.runID = c, false, p.RunID
 	w.mu.Unlock()
-	if !w.e.cfg.Manifest.Lists(wire.MethodInit) {
+	if m := w.Manifest(); !m.Lists(wire.MethodInit) {
 		return nil
 	}
 	return c.Init(ctx, p)
@@ -205,6 +234,7 @@ func (w *Worker) Init(ctx context.Context, p wire.InitParams) error {
 // within timeoutMs (floor 1000 ms for the close). A worker that never ran
 // Init sends nothing and succeeds (CLI-006).
 func (w *Worker) Dispose(ctx context.Context, timeoutMs int64) error {
+	m := w.Manifest()
 	w.mu.Lock()
 	c := w.conn
 	w.conn, w.disposed = nil, true
@@ -214,10 +244,10 @@ func (w *Worker) Dispose(ctx context.Context, timeoutMs int64) error {
 	}
 	start := time.Now()
 	var err error
-	if w.e.cfg.Manifest.Lists(wire.MethodDispose) {
+	if m.Lists(wire.MethodDispose) {
 		err = c.Dispose(ctx, timeoutMs, nil)
 	}
-	cerr := c.Close(time.Duration(timeoutMs)*time.Millisecond - time.Since(start))
+	cerr := c.Close(max(time.Duration(timeoutMs)*time.Millisecond-time.Since(start), time.Second))
 	if err != nil {
 		return err
 	}
@@ -242,7 +272,7 @@ func (w *Worker) live(method string) (*Conn, error) {
 // listed returns the connection for an operation whose method must be in
 // the manifest, or UNSUPPORTED_CAPABILITY without sending anything.
 func (w *Worker) listed(method string) (*Conn, error) {
-	if !w.e.cfg.Manifest.Lists(method) {
+	if m := w.Manifest(); !m.Lists(method) {
 		return nil, engineerr.New(engineerr.UnsupportedCapability, "this engine does not declare %s", method)
 	}
 	return w.live(method)
@@ -301,7 +331,7 @@ func (w *Worker) Observe(ctx context.Context, origin string, opts *wire.EngineOb
 // engine/observe without options and resolves on the client (spec §10,
 // CLI-012).
 func (w *Worker) Locate(ctx context.Context, origin string, expr wire.LocatorExpression) ([]wire.SemanticNode, error) {
-	if w.e.cfg.ResolveLocators {
+	if m := w.Manifest(); w.e.cfg.ResolveLocators && !m.Lists(wire.MethodLocate) {
 		c, err := w.listed(wire.MethodObserve)
 		if err != nil {
 			return nil, err
@@ -330,7 +360,7 @@ func (w *Worker) Locate(ctx context.Context, origin string, expr wire.LocatorExp
 // Perform sends engine/perform after checking the kind against actions and
 // modifiers against tapModifiers (CLI-005).
 func (w *Worker) Perform(ctx context.Context, origin string, ref wire.NodeRef, action wire.LocatorAction) error {
-	m := w.e.cfg.Manifest
+	m := w.Manifest()
 	if m.Lists(wire.MethodPerform) {
 		if !m.HasAction(action.Kind) {
 			return engineerr.New(engineerr.UnsupportedCapability, "this engine does not declare the action %s", action.Kind)
@@ -348,7 +378,7 @@ func (w *Worker) Perform(ctx context.Context, origin string, ref wire.NodeRef, a
 
 // PerformAt sends engine/performAt after checking the kind.
 func (w *Worker) PerformAt(ctx context.Context, origin string, point wire.ViewportPoint, action wire.PointerAction) error {
-	m := w.e.cfg.Manifest
+	m := w.Manifest()
 	if m.Lists(wire.MethodPerformAt) && !m.HasPointerAction(action.Kind) {
 		return engineerr.New(engineerr.UnsupportedCapability, "this engine does not declare the pointer action %s", action.Kind)
 	}
