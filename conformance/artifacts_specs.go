@@ -28,7 +28,7 @@ import (
 func artifactSpecs(s *suite) {
 	s.spec("artifacts/screenshot, with and without label, returns exactly one of {path} and {data, mediaType: image/png}",
 		[]string{"ART-001"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			for _, shot := range a.screenshots(ctx) {
 				_, hasPath := shot.res["path"]
 				_, hasData := shot.res["data"]
@@ -48,7 +48,7 @@ func artifactSpecs(s *suite) {
 
 	s.spec("a returned screenshot path is relative, uses /, has no .. segment, and names a PNG under artifactsDir when the response arrives",
 		[]string{"ART-002"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			shared, why := e.sharesHost()
 			paths := 0
 			for _, shot := range a.screenshots(ctx) {
@@ -77,7 +77,7 @@ func artifactSpecs(s *suite) {
 
 	s.spec("returned screenshot data decodes from padded standard base64 to a valid PNG",
 		[]string{"ART-003"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			datas := 0
 			for _, shot := range a.screenshots(ctx) {
 				var d string
@@ -99,7 +99,7 @@ func artifactSpecs(s *suite) {
 	// read, and a note says so.
 	s.spec("after startVideo (null) and a few actions, stopVideo returns segments in recording order, files existing under artifactsDir, links http(s) with a mediaType, and startedAt within the attempt ± 2000 ms",
 		[]string{"ART-004"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			expectNull(a.call(ctx, wire.MethodStartVideo, ""), "artifacts/startVideo")
 			a.openFixtureRoot(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
@@ -162,7 +162,7 @@ func artifactSpecs(s *suite) {
 
 	s.spec("stopVideo without a startVideo in the attempt returns []",
 		[]string{"ART-005"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			raw := expectResult(a.call(ctx, wire.MethodStopVideo, ""), "artifacts/stopVideo without startVideo")
 			var segs []json.RawMessage
 			err := json.Unmarshal(raw, &segs)

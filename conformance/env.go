@@ -366,7 +366,7 @@ func (e *Env) nextID(prefix string) string {
 // not answer initialize with a manifest at all is unreachable.
 func (e *Env) discover(ctx context.Context) (wire.Manifest, error) {
 	var m wire.Manifest
-	r, err := e.Raw(ctx)
+	r, err := e.openRaw(ctx)
 	if err != nil {
 		return m, fmt.Errorf("%w: %w", errEngineUnreachable, err)
 	}
@@ -412,8 +412,8 @@ func (e *Env) Dial(ctx context.Context) (transport.Conn, error) {
 	return e.tr.Open(ctx, transport.Context{Role: wire.RoleWorker, Env: e.cfg.Env, Cwd: e.cwd})
 }
 
-// Raw opens a raw connection.
-func (e *Env) Raw(ctx context.Context) (*Raw, error) {
+// openRaw opens a raw connection.
+func (e *Env) openRaw(ctx context.Context) (*rawConn, error) {
 	tc, err := e.Dial(ctx)
 	if err != nil {
 		return nil, err
@@ -442,7 +442,7 @@ func (m *Messages) All() []string {
 
 // Open opens a client connection (handshake done, the manifest checked to
 // be valid and equal to the discovered one). Its frames are recorded and
-// checked like a Raw connection's.
+// checked like a rawConn's.
 func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, error) {
 	msgs := &Messages{}
 	pending := &requestMethods{methods: map[string]pendingRequest{}}

@@ -145,7 +145,7 @@ func errorSpecs(s *suite) {
 			}
 			secretCanary := fxCanary("e2e-conform-resolved-canary-") + canaryTail
 			e.Secret(secretCanary)
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req != nil {
 				ss.hold = false

@@ -48,7 +48,7 @@ type workloadStep struct {
 // workload is the state of one run of the workload.
 type workload struct {
 	e       *Env
-	r       *Raw
+	r       *rawConn
 	n       int
 	run     string
 	attempt string
@@ -291,7 +291,7 @@ func (e *Env) exercise(ctx context.Context) string {
 }
 
 func (e *Env) runWorkload(ctx context.Context) string {
-	r, err := e.Raw(ctx)
+	r, err := e.openRaw(ctx)
 	if err != nil {
 		return "the run-wide workload could not connect: " + err.Error()
 	}

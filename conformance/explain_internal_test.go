@@ -169,7 +169,7 @@ func (p pipeConn) Close(time.Duration) error {
 func (p pipeConn) Diagnostics() string { return "exit status 3; stderr: boom" }
 
 // fakeServer returns a raw connection whose server side the test drives.
-func fakeServer(t *testing.T, e *Env) (*Raw, *io.PipeWriter, *io.PipeReader) {
+func fakeServer(t *testing.T, e *Env) (*rawConn, *io.PipeWriter, *io.PipeReader) {
 	t.Helper()
 	fromServer, serverOut := io.Pipe()
 	serverIn, toServer := io.Pipe()

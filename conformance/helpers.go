@@ -15,15 +15,15 @@ import (
 )
 
 // raw opens a raw connection that is closed when the spec ends.
-func (e *Env) raw(ctx context.Context) *Raw {
-	r, err := e.Raw(ctx)
+func (e *Env) raw(ctx context.Context) *rawConn {
+	r, err := e.openRaw(ctx)
 	Expect(err).NotTo(HaveOccurred(), "opening a connection to the engine")
 	DeferCleanup(func() { _ = r.Close(5 * time.Second) })
 	return r
 }
 
 // initialized opens a raw connection and runs the handshake.
-func (e *Env) initialized(ctx context.Context) *Raw {
+func (e *Env) initialized(ctx context.Context) *rawConn {
 	r := e.raw(ctx)
 	_, err := r.Initialize(ctx)
 	Expect(err).NotTo(HaveOccurred(), "initialize")

@@ -52,7 +52,7 @@ func deriveParams(derivation, plaintext string) string {
 // canary value and, in the same write, sends attempt/deriveSecret with
 // derivation: the boundary right after the answer. It returns the
 // deriveSecret request's id.
-func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext string) string {
+func (s *pipelinedConn) respondSecretThenDerive(req *Frame, derivation, plaintext string) string {
 	for i, h := range s.held {
 		if h == req {
 			s.held = append(s.held[:i], s.held[i+1:]...)
@@ -79,7 +79,7 @@ func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext stri
 // listed), startAttempt, session/open of the form screen, engine/observe
 // the secret fill and endAttempt, as provokeSecret does them. It returns the held
 // request (nil when none came) and the id of the request pending behind it.
-func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, string) {
+func provokeSecretAgain(ctx context.Context, e *Env, ss *pipelinedConn) (*Frame, string) {
 	ss.hold = true
 	ss.endAttempt(ctx)
 	return ss.secretScenario(ctx, e, false)
@@ -91,7 +91,7 @@ func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, strin
 // attempt/deriveSecret of the same value arrives, and §6.6 matches a
 // derivation against the pending requests by value, so the server may
 // answer it: -32602 cannot be required then.
-func (s *session) derivationRequested(since int, derivation string) bool {
+func (s *pipelinedConn) derivationRequested(since int, derivation string) bool {
 	want := compactJSON([]byte(derivation))
 	for _, m := range s.msgs[min(since, len(s.msgs)):] {
 		if m.f.Method() == wire.MethodResolveSecret && derivationOf(m.f) == want {
@@ -103,7 +103,7 @@ func (s *session) derivationRequested(since int, derivation string) bool {
 
 // awaitTrigger waits for the request that was pending behind an answered
 // attempt/resolveSecret.
-func (s *session) awaitTrigger(ctx context.Context, trigger string) {
+func (s *pipelinedConn) awaitTrigger(ctx context.Context, trigger string) {
 	if trigger == "" {
 		return
 	}

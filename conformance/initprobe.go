@@ -28,7 +28,7 @@ func (e *Env) probeInit(ctx context.Context) {
 	// A raw connection: every frame of the probe is checked like any
 	// other (framing, result shapes, shutdown's null), so that a fault the
 	// engine shows first here is reported, not swallowed.
-	r, err := e.Raw(ctx)
+	r, err := e.openRaw(ctx)
 	if err != nil {
 		return // the specs that open connections report it
 	}

@@ -21,7 +21,7 @@ func keyboardSpecs(s *suite) {
 	// observable without the keys fixture; the answer is what is checked.
 	s.spec("a key outside the grammar (\"\", Ctrl+a, Control+Control+a, ab, F13) gets -32602 or -32000 engine UNSUPPORTED_CAPABILITY, from keyboard/press and from a press action",
 		[]string{"KEY-005"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			keys := []string{"", "Ctrl+a", "Control+Control+a", "ab", "F13"}
 			if e.Manifest.Lists(wire.MethodPress) {
 				for _, k := range keys {
@@ -47,7 +47,7 @@ func keyboardSpecs(s *suite) {
 	// (the second call certainly with no keyboard shown).
 	s.spec("keyboard/dismiss gets null whether or not an on-screen keyboard is shown",
 		[]string{"KEY-006"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss on the start surface")
 			if e.Manifest.Lists(wire.MethodPerform) && e.Manifest.HasAction("focus") {
 				if id := textInputID(a.observe(ctx, "")["root"]); id != "" {
@@ -83,7 +83,7 @@ func keyboardSpecs(s *suite) {
 	// Shift.
 	s.spec("keyboard/type into the focused empty input leaves its value equal to the text, accented and non-BMP characters included, and for ASCII letters and digits the keys fixture shows a keydown for each character in order",
 		[]string{"KEY-001"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			for _, c := range []struct {
 				text     string
 				keydowns bool
@@ -111,7 +111,7 @@ func keyboardSpecs(s *suite) {
 
 	s.spec("keyboard/type with replace: true replaces the field's content, and with replace: false keeps it and adds the text",
 		[]string{"KEY-002"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			a.focus(ctx, fixture.KeysInput)
 			for _, c := range []struct {
@@ -138,7 +138,7 @@ func keyboardSpecs(s *suite) {
 	// offers a way, and the type is sent again.
 	s.spec("keyboard/type with nothing focused that accepts text fails with NOT_ACTIONABLE, not retryable",
 		[]string{"KEY-003"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			check := func(what string) {
 				err := a.c.Type(ctx, a.op, "abc", false)
@@ -164,7 +164,7 @@ func keyboardSpecs(s *suite) {
 	// key may move the focus). Tab comes last.
 	s.spec("keyboard/press delivers each named key, a character, modifier combinations and Shift++ to the focused input as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
 		[]string{"KEY-004"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			a.focus(ctx, fixture.KeysInput)
 			for _, key := range actPressKeys {

@@ -148,7 +148,7 @@ func lifecycleSpecs(s *suite) {
 			// The engine method is sent inside init and an attempt, as every
 			// operation (§11; outside one it MAY be answered INVALID_STATE at
 			// once, §4.0, and would not be in flight).
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
 				ss.attempt(ctx, false)
 				id := ss.id()
@@ -188,7 +188,7 @@ func lifecycleSpecs(s *suite) {
 	// INVALID_STATE (§2.8), which would hide an overlap accepted.
 	s.spec("a startAttempt while an attempt is open gets -32000 engine INVALID_STATE",
 		[]string{"LIFE-012"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodInit) {
 				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
 			}
@@ -209,7 +209,7 @@ func lifecycleSpecs(s *suite) {
 	// be exercised.
 	s.spec("endAttempt gets null twice in a row, with no attempt open, and after startAttempts aborted at send and mid-flight",
 		[]string{"LIFE-013"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			end := func(what string) {
 				id := ss.id()
 				f := ss.call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
@@ -255,7 +255,7 @@ func lifecycleSpecs(s *suite) {
 	// come within timeoutMs + 2000 ms of the write.
 	s.spec("each listed cleanup method answers within its timeoutMs plus 2000 ms, the suite aborting its signal when timeoutMs runs out",
 		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			const budget = 1000
 			timed := func(method, params string) {
@@ -317,7 +317,7 @@ func lifecycleSpecs(s *suite) {
 	// lifecycle/dispose is listed, the new connection over socket only.
 	s.spec("lifecycle/init gets null; after init and dispose a second init either fails INVALID_STATE or gets null with observe then working; over socket init works on a new connection after init, dispose and shutdown",
 		[]string{"LIFE-009"}, func(ctx context.Context, e *Env) {
-			observes := func(ss *session, what string) {
+			observes := func(ss *pipelinedConn, what string) {
 				if !e.Manifest.Lists(wire.MethodObserve) {
 					return
 				}
@@ -325,7 +325,7 @@ func lifecycleSpecs(s *suite) {
 				id := ss.id()
 				expectResult(ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`), "engine/observe "+what)
 			}
-			s1 := e.session(ctx)
+			s1 := e.openPipelined(ctx)
 			Expect(string(expectResult(s1.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
 			if !e.Manifest.Lists(wire.MethodDispose) {
 				return
@@ -340,13 +340,13 @@ func lifecycleSpecs(s *suite) {
 			if e.Transport != "socket" {
 				return
 			}
-			s2 := e.session(ctx)
+			s2 := e.openPipelined(ctx)
 			expectResult(s2.init(ctx), "lifecycle/init")
 			s2.call(ctx, s2.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`)
 			expectResult(s2.call(ctx, s2.id(), wire.MethodShutdown, ""), "shutdown")
 			_ = s2.r.Notify(wire.MethodExit, "")
 			_ = s2.r.Close(5 * time.Second)
-			s3 := e.session(ctx)
+			s3 := e.openPipelined(ctx)
 			Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after init, dispose and shutdown on another"))).To(Equal("null"))
 			observes(s3, "after init on a new connection")
 		})
@@ -359,7 +359,7 @@ func lifecycleSpecs(s *suite) {
 		[]string{"LIFE-015"}, func(ctx context.Context, e *Env) {
 			failed := 0
 			for _, abortFirst := range []bool{false, true} {
-				ss := e.session(ctx)
+				ss := e.openPipelined(ctx)
 				ss.attempt(ctx, false)
 				if e.Manifest.Lists(wire.MethodObserve) {
 					id := ss.id()
@@ -422,7 +422,7 @@ func lifecycleClauseSpecs(s *suite) {
 		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
 			// §4.5–§4.7, §4.2: each "MUST answer within timeoutMs"; D71
 			// gives the 2000 ms slack and the abort at timeoutMs.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			cleanup := func(sig string, t int) string { return fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d}`, sig, t) }
 			methods := []struct {
@@ -470,7 +470,7 @@ func lifecycleClauseSpecs(s *suite) {
 			// when shutdown was read, so this part records no evidence;
 			// a null read before the request's answer is a failure all
 			// the same.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			first, method, params := ss.id(), probeMethod, ""
 			if e.Manifest.Lists(wire.MethodObserve) {
 				method, params = wire.MethodObserve, `{"operation":`+ss.operation(first, 30000)+`}`
@@ -493,7 +493,7 @@ func lifecycleClauseSpecs(s *suite) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
 				skipNotVerified("the suite keeps a request in flight with session/open of its slow page, and the engine does not list session/open")
 			}
-			ss = e.session(ctx)
+			ss = e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			open := ss.id()
 			_, inFlight := ss.openSlow(ctx, open, open, 30000)
@@ -538,7 +538,7 @@ func expectAnsweredFirst(order []string, first, shut, what string) {
 // answered, and returns the ids in the order their answers were read
 // (those answered before the call first, in their reading order); an id
 // unanswered within d is missing from the list.
-func (s *session) answerOrder(ctx context.Context, d time.Duration, ids ...string) []string {
+func (s *pipelinedConn) answerOrder(ctx context.Context, d time.Duration, ids ...string) []string {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	for {

@@ -29,7 +29,7 @@ func locateSpecs(s *suite) {
 	// and ERR-003 checks it run-wide.
 	s.spec("a frame expression whose selector matches no nested document fails with FRAME_NOT_FOUND",
 		[]string{"LOC-013"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			a.openFixtureRoot(ctx)
 			check := func(where string) {
 				for _, sel := range []string{`iframe[name="e2e-conform-no-such-frame"]`, `#e2e-conform-no-such-frame`} {

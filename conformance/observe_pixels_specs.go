@@ -20,7 +20,7 @@ import (
 func observePixelsSpecs(s *suite) {
 	s.spec("without options.pixels: true the snapshot carries no pixels",
 		[]string{"OBS-008"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			for _, opts := range []string{"", `{}`, `{"pixels":false}`} {
 				snap := a.observe(ctx, opts)
 				_, has := snap["pixels"]
@@ -35,7 +35,7 @@ func observePixelsSpecs(s *suite) {
 	// conforms).
 	s.spec("pixels returned with options.pixels: true decode from padded standard base64 to a PNG of the stated width and height, with mediaType image/png and scale > 0",
 		[]string{"OBS-009"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			snap := a.observe(ctx, `{"pixels":true}`)
 			raw, has := snap["pixels"]
 			if !has {
@@ -73,7 +73,7 @@ func observePixelsSpecs(s *suite) {
 	// the surface staying put between the two.
 	s.spec("treeUnavailable appears only with options.pixelFallback: true, and with a readable tree pixelFallback: true still returns the full tree",
 		[]string{"OBS-011"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			plain := a.observe(ctx, "")
 			Expect(plain).NotTo(HaveKey("treeUnavailable"), "engine/observe without options: want no treeUnavailable, got %s", plain["treeUnavailable"])
 			for _, opts := range []string{`{"pixels":true}`, `{"pixelFallback":false}`, `{"pixels":true,"pixelFallback":false}`} {

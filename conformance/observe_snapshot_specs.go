@@ -18,7 +18,7 @@ import (
 func observeSnapshotSpecs(s *suite) {
 	s.spec("every snapshot is an EngineSnapshot: a root with a non-empty ref.id, a positive viewport, and every node valid per §5.5",
 		[]string{"OBS-001"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			check := func(what string, snap map[string]json.RawMessage) {
 				p := snapshotProblems(snap)
 				Expect(p).To(BeEmpty(), "%s: want a valid EngineSnapshot, got %d problem(s): %s", what, len(p), strings.Join(firstFew(p, 10), "; "))
@@ -43,7 +43,7 @@ func observeSnapshotSpecs(s *suite) {
 
 	s.spec("root.ref.id is the same across consecutive observations and across session/restart and session/reset",
 		[]string{"OBS-002"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			want := rawRootID(a.observe(ctx, ""))
 			Expect(want).NotTo(BeEmpty(), "root.ref.id of the first observation")
 			same := func(what string) {
@@ -79,7 +79,7 @@ func observeSnapshotSpecs(s *suite) {
 
 	s.spec("no two nodes of one snapshot share a ref.id",
 		[]string{"OBS-003"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			check := func(what string, snap map[string]json.RawMessage) {
 				seen := map[string]int{}
 				var dups []string

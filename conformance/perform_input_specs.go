@@ -19,7 +19,7 @@ func performInputSpecs(s *suite) {
 	// status shows "<label> (<value>)".
 	s.spec("selectOption with a label string, {label}, {value} and {index} each selects the intended option",
 		[]string{"ACT-010"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			opts := fixture.FruitOptions
 			for _, c := range []struct {
@@ -46,7 +46,7 @@ func performInputSpecs(s *suite) {
 	// lists their base names in the order given.
 	s.spec("setInputFiles with two absolute paths of files the suite created sets the file input to those two files",
 		[]string{"ACT-011"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			paths := e.actTempFiles()
 			want := actBaseNames(paths)
@@ -60,7 +60,7 @@ func performInputSpecs(s *suite) {
 	// Both refs come from the same observation, as one resolution.
 	s.spec("dragTo from the drag source to the drop target's ref makes the fixture register the drop",
 		[]string{"ACT-012"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			a.observe(ctx)
 			before := a.count(fixture.FormDrops)

@@ -25,7 +25,7 @@ func performRefSpecs(s *suite) {
 	// reuses it fails here because the old ref then binds.
 	s.spec("a ref whose node the mutation fixture removed fails with NODE_STALE, retryable: true, and nothing is dispatched",
 		[]string{"ACT-013"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Mutation)
 			a.observe(ctx)
 			removed := a.refIn(fixture.MutationItem)
@@ -68,7 +68,7 @@ func performRefSpecs(s *suite) {
 	// "performs normally" means the call gets null and the effect shows.
 	s.spec("a ref with the current id and the revision \"\" or \"zz9\" performs normally",
 		[]string{"ACT-014"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			var probe *actProbe
 			for _, p := range actProbes() {
 				if !a.can(p.kind) {

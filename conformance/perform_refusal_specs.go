@@ -25,7 +25,7 @@ func performRefusalSpecs(s *suite) {
 	// -32602, §4.0, which is not what ACT-015 states).
 	s.spec("a kind missing from actions fails with UNSUPPORTED_CAPABILITY and changes nothing",
 		[]string{"ACT-015"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			tried := 0
 			for _, p := range actProbes() {
 				if e.Manifest.HasAction(p.kind) {
@@ -55,7 +55,7 @@ func performRefusalSpecs(s *suite) {
 	// nothing is SIG's concern.
 	s.spec("tap on the disabled button fails with NOT_ACTIONABLE or OPERATION_TIMEOUT, not retryable, and registers no click",
 		[]string{"ACT-016"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			ref := a.ref(ctx, fixture.CounterDisabled)
 			before := a.count(fixture.CounterDisabledTaps)
@@ -74,7 +74,7 @@ func performRefusalSpecs(s *suite) {
 	// the Tap button (fixture decision for ACT-017).
 	s.spec("tap with modifiers [\"Shift\"] clicks with Shift held, as the counter fixture shows",
 		[]string{"ACT-017"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			a.observe(ctx)
 			before := a.count(fixture.CounterTaps)
@@ -93,7 +93,7 @@ func performRefusalSpecs(s *suite) {
 	// stay as they were.
 	s.spec("tap with modifiers [\"Shift\"] on an engine without tapModifiers: true fails with UNSUPPORTED_CAPABILITY rather than clicking without Shift",
 		[]string{"ACT-018"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			ref := a.ref(ctx, fixture.CounterTap)
 			before := actDigest(a.root())

@@ -23,7 +23,7 @@ func performScrollSpecs(s *suite) {
 	// listed part was checked.
 	s.spec("scrollIntoView makes the below-the-fold node's rect intersect the viewport; swipe on the root with down raises the vertical scroll offset and with up lowers it",
 		[]string{"ACT-008"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			var unverified []string
 			if a.can(wire.ActionScrollIntoView) {
 				a.stage(ctx, fixture.Tree)
@@ -76,7 +76,7 @@ func performScrollSpecs(s *suite) {
 	// always.
 	s.spec("swipe on a root ref from several observations back, and from an observation taken before session/restart, scrolls the viewport without NODE_STALE",
 		[]string{"ACT-009"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Tree)
 			old := a.root().Ref
 			old.Revision = a.revision()

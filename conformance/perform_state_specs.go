@@ -19,7 +19,7 @@ func performStateSpecs(s *suite) {
 	// manifest offers one.
 	s.spec("check and uncheck leave the checkbox's states.checked true and false; on the switch that exposes no state they fail with UNSUPPORTED_CAPABILITY",
 		[]string{"ACT-006"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			checked := func() (bool, bool) {
 				n := a.node(fixture.FormSubscribe)
@@ -63,7 +63,7 @@ func performStateSpecs(s *suite) {
 	// the hover target, whose counter counts the pointer entering it.
 	s.spec("focus leaves the node with states.focused true; hover on the hover target, with the pointer last placed elsewhere, raises the hover counter",
 		[]string{"ACT-007"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			if a.can(wire.ActionFocus) {
 				a.stage(ctx, fixture.Form)
 				err := a.perform(ctx, fixture.FormName, wire.LocatorAction{Kind: wire.ActionFocus})

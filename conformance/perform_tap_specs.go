@@ -18,7 +18,7 @@ func performTapSpecs(s *suite) {
 	// tap MAY also count as two taps).
 	s.spec("tap, doubleTap and secondaryTap on the counter button's current ref each get null and raise the matching counter by exactly one",
 		[]string{"ACT-001"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			for _, k := range []struct {
 				kind    string
@@ -47,7 +47,7 @@ func performTapSpecs(s *suite) {
 	// may simulate the hold.
 	s.spec("longPress without durationMs gets null and the fixture registers one press held at least 100 ms; with durationMs 800 the press lasts at least 800 ms",
 		[]string{"ACT-002"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			for _, c := range []struct {
 				duration *float64

@@ -23,7 +23,7 @@ func performTextSpecs(s *suite) {
 	// (leniently) no value.
 	s.spec("fill leaves the input's observed value equal to the given value, whatever it held before; clear leaves it empty",
 		[]string{"ACT-003"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			if a.can(wire.ActionFill) {
 				for _, v := range []string{"Ada Lovelace", "Grâce Hopper 😀"} {
@@ -59,7 +59,7 @@ func performTextSpecs(s *suite) {
 	// checked.
 	s.spec("fill with sensitive: true into the password field either succeeds with the value absent from every later error, engine/log line, attempt/* notification and stderr line, or fails with UNSUPPORTED_CAPABILITY",
 		[]string{"ACT-004"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			v := "e2e-conform-sensitive-" + actToken()
 			e.Secret(v)
@@ -96,7 +96,7 @@ func performTextSpecs(s *suite) {
 	// key with UNSUPPORTED_CAPABILITY, nothing new.
 	s.spec("press delivers named keys, characters, modifier combinations and Shift++ to the node as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
 		[]string{"ACT-005"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			for _, key := range actPressKeys {
 				ref := a.ref(ctx, fixture.KeysInput)

@@ -21,7 +21,7 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Frame is one message read off the wire by a Raw connection.
+// Frame is one message read off the wire by a rawConn.
 type Frame struct {
 	Header  []string // header lines, without CRLF
 	Content []byte
@@ -72,10 +72,10 @@ func (f *Frame) Error() *wire.ErrorObject {
 // Result is the raw result member.
 func (f *Frame) Result() json.RawMessage { return f.Msg["result"] }
 
-// Raw is a connection the suite drives byte by byte, bypassing the client
+// rawConn is a connection the suite drives byte by byte, bypassing the client
 // library (the raw-wire specs). Every frame read is checked for framing
 // (WIRE-001, WIRE-002) and recorded.
-type Raw struct {
+type rawConn struct {
 	env    *Env
 	conn   *connInfo
 	tc     transport.Conn
@@ -106,8 +106,8 @@ type Raw struct {
 	closing atomic.Bool
 }
 
-func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
-	r := &Raw{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{},
+func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *rawConn {
+	r := &rawConn{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{},
 		outstanding: map[string]int{}, answeredIDs: map[string]string{}}
 	go r.read()
 	return r
@@ -120,7 +120,7 @@ func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
 // ("the stream broke at …"), so that no spec waits its budget for an
 // answer that cannot come, and the rest is read and discarded until the
 // server closes its side (so that it never blocks writing).
-func (r *Raw) read() {
+func (r *rawConn) read() {
 	defer close(r.done)
 	br := bufio.NewReaderSize(r.tc, 64<<10)
 	for {
@@ -173,7 +173,7 @@ func (b *brokenStream) Error() string {
 
 // answers is the request a response answers, "engine/observe (id 7)", ""
 // when it is not a response to a request the suite wrote.
-func (r *Raw) answers(f *Frame) string {
+func (r *rawConn) answers(f *Frame) string {
 	if !f.IsResponse() {
 		return ""
 	}
@@ -188,7 +188,7 @@ func (r *Raw) answers(f *Frame) string {
 // awaited names the requests written and not yet answered, for a fault
 // found while reading ("while the answer to engine/observe (id 7) was
 // awaited").
-func (r *Raw) awaited() string {
+func (r *rawConn) awaited() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var l []string
@@ -206,19 +206,19 @@ func (r *Raw) awaited() string {
 }
 
 // violation records a framing violation found on this connection.
-func (r *Raw) violation(id, format string, args ...any) {
+func (r *rawConn) violation(id, format string, args ...any) {
 	r.env.violationIn(msgCtx{conn: r.conn, where: r.awaited()}, id, format, args...)
 }
 
 // headerFault records a header line the server wrote that breaks §1.1 in
 // the trace and the exchange (it is no frame, so nothing else shows it)
 // and returns the error that ends the stream.
-func (r *Raw) headerFault(read []string, line, what string) error {
+func (r *rawConn) headerFault(read []string, line, what string) error {
 	r.env.recordFrame(r.conn, rpc.Received, []byte(strings.Join(append(read, line), "\r\n")))
 	return &brokenStream{conn: r.conn, at: fmt.Sprintf("%s: %q", what, clip(line))}
 }
 
-func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
+func (r *rawConn) readFrame(br *bufio.Reader) (*Frame, error) {
 	f := &Frame{}
 	length := -1
 	headerBytes := 0
@@ -344,7 +344,7 @@ func nonASCII(b []byte) bool {
 
 // Write writes bytes as they are. The requests among them are tracked
 // when the bytes are whole frames.
-func (r *Raw) Write(b []byte) error {
+func (r *rawConn) Write(b []byte) error {
 	r.env.recordFrame(r.conn, rpc.Sent, b)
 	contents, ok := splitFrames(b)
 	for _, c := range contents {
@@ -404,7 +404,7 @@ func idKey(raw string) string {
 
 // write writes b; a failure says what could not be written and what the
 // server did (closed its side, its exit status and last stderr lines).
-func (r *Raw) write(b []byte) error {
+func (r *rawConn) write(b []byte) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	_, err := r.tc.Write(b)
@@ -431,7 +431,7 @@ func Framed(content string) []byte {
 }
 
 // Send writes one framed message.
-func (r *Raw) Send(content string) error {
+func (r *rawConn) Send(content string) error {
 	r.env.recordFrame(r.conn, rpc.Sent, []byte(content))
 	r.track([]byte(content))
 	r.conn.attempts.sent([]byte(content))
@@ -440,7 +440,7 @@ func (r *Raw) Send(content string) error {
 
 // track records the id of a request the suite writes (of each element,
 // for a batch: a server that answers them breaks WIRE-006, not WIRE-008).
-func (r *Raw) track(content []byte) {
+func (r *rawConn) track(content []byte) {
 	if t := bytes.TrimSpace(content); len(t) > 0 && t[0] == '[' {
 		var batch []json.RawMessage
 		if json.Unmarshal(t, &batch) == nil {
@@ -476,7 +476,7 @@ func (r *Raw) track(content []byte) {
 // a WIRE-008 violation ("the request's id in the same JSON type and value";
 // §1.4 "A receiver echoes an id unchanged, with the same JSON type and
 // value").
-func (r *Raw) checkID(f *Frame) {
+func (r *rawConn) checkID(f *Frame) {
 	if !f.IsResponse() {
 		return
 	}
@@ -524,7 +524,7 @@ func (r *Raw) checkID(f *Frame) {
 
 // Next returns the next frame, or an error when the connection ended or ctx
 // is done.
-func (r *Raw) Next(ctx context.Context) (*Frame, error) {
+func (r *rawConn) Next(ctx context.Context) (*Frame, error) {
 	select {
 	case f, ok := <-r.frames:
 		if !ok {
@@ -551,7 +551,7 @@ func (r *Raw) Next(ctx context.Context) (*Frame, error) {
 // raw read that waits for an answer must not take one of them for it. What
 // they carry is checked by the run-wide checks on every frame; LIFE-005,
 // which forbids them before initialized, reads frames with Next.
-func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
+func (r *rawConn) NextResponse(ctx context.Context) (*Frame, error) {
 	for {
 		f, err := r.Next(ctx)
 		if err != nil {
@@ -565,7 +565,7 @@ func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
 
 // Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
 // passing over notifications; a response with another id is an error.
-func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
+func (r *rawConn) Response(ctx context.Context, id string) (*Frame, error) {
 	waited := "id " + id
 	r.mu.Lock()
 	if m, ok := r.pending[id]; ok {
@@ -588,7 +588,7 @@ func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
 }
 
 // Call sends a request and waits for its response.
-func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, error) {
+func (r *rawConn) Call(ctx context.Context, id, method, params string) (*Frame, error) {
 	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
 	if params != "" {
 		msg += `,"params":` + params
@@ -608,7 +608,7 @@ func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, erro
 }
 
 // Notify sends a notification.
-func (r *Raw) Notify(method, params string) error {
+func (r *rawConn) Notify(method, params string) error {
 	msg := `{"jsonrpc":"2.0","method":"` + method + `"`
 	if params != "" {
 		msg += `,"params":` + params
@@ -622,7 +622,7 @@ func InitializeParams(role string) string {
 }
 
 // Initialize runs the handshake (initialize with id 0, then initialized).
-func (r *Raw) Initialize(ctx context.Context) (*Frame, error) {
+func (r *rawConn) Initialize(ctx context.Context) (*Frame, error) {
 	f, err := r.Call(ctx, "0", "initialize", InitializeParams("worker"))
 	if err != nil {
 		return nil, err
@@ -634,13 +634,13 @@ func (r *Raw) Initialize(ctx context.Context) (*Frame, error) {
 }
 
 // Ended is closed when the server closed its side.
-func (r *Raw) Ended() <-chan struct{} { return r.done }
+func (r *rawConn) Ended() <-chan struct{} { return r.done }
 
 // Conn is the transport connection (for spawn: a transport.SpawnConn).
-func (r *Raw) Conn() transport.Conn { return r.tc }
+func (r *rawConn) Conn() transport.Conn { return r.tc }
 
 // Close releases the connection within timeout.
-func (r *Raw) Close(timeout time.Duration) error {
+func (r *rawConn) Close(timeout time.Duration) error {
 	r.closing.Store(true)
 	return r.tc.Close(timeout)
 }

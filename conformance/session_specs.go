@@ -26,7 +26,7 @@ func sessionSpecs(s *suite) {
 	// the spec's own timeout.
 	s.spec("session/open of an http URL on a closed loopback port fails",
 		[]string{"SESS-002"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			u := closedLoopbackURL()
 			// Twice: the second open of the attempt must fail as well
 			// (§4.18 "When nothing answers at the URL, open MUST fail", on

@@ -69,7 +69,7 @@ func signalSpecs(s *suite) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
 				Skip(notVerified + "the engine does not list session/open, whose effects the no-fixture check watches")
 			}
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			reasons := []string{"", reasonE2E("SIG-001 aborted at send", false)}
 			abortedOp := func(id, reason string) string {
@@ -143,7 +143,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("a request aborted at send with a reason gets that reason back as its error, code, message and data equal",
 		[]string{"SIG-002"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			method, rest := abortableMethod(e)
 			for _, reason := range []string{reasonE2E("SIG-002 e2e", false), reasonEngine("SIG-002 engine", "OPERATION_TIMEOUT", false)} {
@@ -158,7 +158,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("a $/abort for the signal of an in-flight session/open of the slow page, with and without a reason, gets it answered within 2000 ms",
 		[]string{"SIG-003"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			for _, reason := range []string{"", reasonE2E("SIG-003", false)} {
 				id := ss.id()
@@ -172,7 +172,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("when the $/abort of an in-flight session/open carries a reason and the request did not complete, its error equals the reason",
 		[]string{"SIG-004"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			checked := 0
 			for _, reason := range []string{reasonE2E("SIG-004 e2e", false), reasonEngine("SIG-004 engine", "OPERATION_TIMEOUT", false)} {
@@ -203,7 +203,7 @@ func signalSpecs(s *suite) {
 	// it is not.
 	s.spec("every error answering an aborted request, aborted at send or by $/abort, with a retryable reason or none, is not retryable",
 		[]string{"SIG-005"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			reasons := []string{reasonEngine("SIG-005 engine", "NODE_STALE", true), reasonE2E("SIG-005 e2e", true), ""}
 			for _, reason := range reasons {
@@ -236,7 +236,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("when the $/abort of an in-flight session/open has no reason and the request did not complete, its error is -32000 engine CANCELLED, retryable: false",
 		[]string{"SIG-006"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			id := ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
@@ -260,7 +260,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("a $/abort for an id the server never saw gets no response and disturbs nothing",
 		[]string{"SIG-007"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
 				ss.attempt(ctx, false)
 			}
@@ -283,7 +283,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("a session/open of the slow page and a $/abort for its signal written in one write: the abort applies within 2000 ms",
 		[]string{"SIG-008"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			// The slow page must stay in flight on this engine first.
 			id := ss.id()
@@ -305,7 +305,7 @@ func signalSpecs(s *suite) {
 	// last) then leaves the open unaborted, which is what fails.
 	s.spec("aborting one id that an in-flight session/open of the slow page and an engine/observe share gets both answered within 2000 ms",
 		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			sig := ss.id()
 			open := ss.id()
@@ -329,7 +329,7 @@ func signalSpecs(s *suite) {
 	// slow opens share one id, all in flight when the abort is written.
 	s.spec("aborting one id that two, then three, in-flight session/open requests of the slow page share gets every one of them answered within 2000 ms",
 		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			for _, n := range []int{2, 3} {
 				sig := ss.id()
@@ -356,7 +356,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("a request reusing a forgotten signal id, after its $/abort or an attempt-scoped id after endAttempt, is a new live signal that a later $/abort aborts",
 		[]string{"SIG-010"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			scoped := ss.startSig // attempt-scoped: the first attempt's startAttempt signal
 			sig := "77001"
@@ -398,12 +398,12 @@ func signalSpecs(s *suite) {
 			// abort (LIFE-009): null or INVALID_STATE.
 			var baseline string
 			if lists {
-				s1 := e.session(ctx)
+				s1 := e.openPipelined(ctx)
 				expectResult(s1.init(ctx), "lifecycle/init")
 				expectResult(s1.call(ctx, s1.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`), "lifecycle/dispose")
 				baseline = initOutcome(s1.init(ctx))
 			}
-			s2 := e.session(ctx)
+			s2 := e.openPipelined(ctx)
 			if lists {
 				expectResult(s2.init(ctx), "lifecycle/init")
 			}
@@ -423,7 +423,7 @@ func signalSpecs(s *suite) {
 			s2.probe(ctx, "after the $/abort of a kept reuseSignal")
 			s2.noStray("$/abort of a kept reuseSignal")
 			if e.Transport == "socket" {
-				s3 := e.session(ctx)
+				s3 := e.openPipelined(ctx)
 				if lists {
 					Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after the $/abort of a reuseSignal"))).To(Equal("null"))
 				}
@@ -432,7 +432,7 @@ func signalSpecs(s *suite) {
 
 	s.spec("a session/open of the slow page with timeoutMs 1000 and no $/abort is answered within 3000 ms",
 		[]string{"SIG-012"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			id := ss.id()
 			t, inFlight := ss.openSlow(ctx, id, id, 1000)

@@ -22,7 +22,7 @@ func stateSpecs(s *suite) {
 	// shares the server's clock (as ART-004 does for its times).
 	s.spec("state/capture returns {format, version, data} with a non-empty format, a number version, and expiresAt, when present, an RFC 3339 time after the capture",
 		[]string{"STATE-001"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			a.openFixtureRoot(ctx)
 			sent := time.Now()
 			st := resultObject(a.call(ctx, wire.MethodCapture, ""), "state/capture")
@@ -50,7 +50,7 @@ func stateSpecs(s *suite) {
 	// error.
 	s.spec("state/restore of a state with an unknown format fails with -32000 e2e configuration SESSION_INVALID",
 		[]string{"STATE-005"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+			a := e.openRawAttempt(ctx)
 			what := "state/restore of {format: \"e2e-conform-unknown\", version: 1, data: {}}"
 			eo := expectCode(a.call(ctx, wire.MethodRestore, `"state":{"format":"e2e-conform-unknown","version":1,"data":{}}`), wire.CodeEngineError, what)
 			d := dataOf(eo)

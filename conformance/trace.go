@@ -18,7 +18,7 @@ import (
 // Connection roles in traces and exchanges.
 const (
 	roleClient = "client" // a protocol/client connection (handshake by the client library)
-	roleRaw    = "raw"    // a Raw connection, driven byte by byte
+	roleRaw    = "raw"    // a rawConn, driven byte by byte
 )
 
 // Bounds of what is kept of frames.

@@ -189,7 +189,7 @@ func wireSpecs(s *suite) {
 			}
 			// Sent inside init and an attempt, as every operation check (§11):
 			// the params are what is wrong, nothing else.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			for _, params := range []string{`[]`, `{}`, `{"operation":{"signal":{"id":1},"timeoutMs":"soon","runId":"r","attemptId":"a"},"signal":{"id":"x","aborted":"yes"},"timeoutMs":"soon"}`} {
 				f := ss.call(ctx, ss.id(), method, params)
@@ -207,7 +207,7 @@ func wireSpecs(s *suite) {
 	// waited.
 	s.spec("while session/open of the slow page is in flight, a request for an unknown method is answered before it completes",
 		[]string{"WIRE-011"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			open := ss.id()
 			ss.write(open, wire.MethodOpen, ss.openParams(e.FixtureURL+slowPath, open, 30000))
@@ -238,7 +238,7 @@ func wireSpecs(s *suite) {
 // expectSurvivesOrCloses sends a valid request after a fault: it must be
 // answered normally (an answer to the fault may come first), or the server
 // must close within 5000 ms.
-func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
+func expectSurvivesOrCloses(ctx context.Context, r *rawConn, id, what string) {
 	if err := r.Send(`{"jsonrpc":"2.0","id":` + id + `,"method":"foo/bar"}`); err != nil {
 		return // already closed
 	}
@@ -284,7 +284,7 @@ const opWithin = 8000
 func wireClauseSpecs(s *suite) {
 	s.spec("engine/observe, engine/perform, lifecycle/startAttempt, settleAttempt and endAttempt, each listed, get -32602 for string, number and null params, a missing member, a wrong type, a value outside its enum and a null member, and an invalid startAttempt opens no attempt",
 		[]string{"WIRE-010"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodInit) {
 				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"))
 			}
@@ -338,7 +338,7 @@ func wireClauseSpecs(s *suite) {
 				{"an unknown field X-E2E-Conform after Content-Length", "Content-Length: %d\r\nX-E2E-Conform: 1\r\n\r\n"},
 			}
 			r := e.initialized(ctx)
-			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			ss := &pipelinedConn{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
 			ids := make([]string, len(cases))
 			for i, c := range cases {
 				ids[i] = ss.id()
@@ -364,7 +364,7 @@ func wireClauseSpecs(s *suite) {
 			// the next frame) and writes too short a length.
 			before := len(e.Violations("WIRE-001"))
 			r := e.raw(ctx)
-			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			ss := &pipelinedConn{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
 			init := `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform ` + nonASCIIText + `"},"role":"worker"}`
 			ss.write("0", wire.MethodInitialize, init)
 			rep, err := ss.await(ctx, "0", within)
@@ -512,7 +512,7 @@ func invalidParams(method, artifacts string) []paramsCase {
 
 // answeredCases lists the cases whose request (ids[i]) the session has
 // read an answer to.
-func answeredCases(ss *session, ids []string, what func(i int) string) string {
+func answeredCases(ss *pipelinedConn, ids []string, what func(i int) string) string {
 	var got []string
 	for i, id := range ids {
 		if ss.answered(id) {
