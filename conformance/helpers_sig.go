@@ -114,6 +114,9 @@ type serverMsg struct {
 	screens bool   // whether that attempt was started with screens: true
 }
 
+// abortBound is the promptness bound of §7.7 (D67).
+const abortBound = 2000 * time.Millisecond
+
 // pipelinedConn is a raw connection (handshake done) on which the suite keeps
 // several requests in flight: it mints request ids, files every response
 // by id with the time it was read, keeps the server's requests and

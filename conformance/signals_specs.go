@@ -12,9 +12,6 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// abortBound is the promptness bound of §7.7 (D67).
-const abortBound = 2000 * time.Millisecond
-
 // Signals and abort: spec §7; catalog SIG.
 //
 // The specs on the slow page first check that session/open of it is still
