@@ -19,12 +19,12 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Env is what specs use to reach the engine under test: fresh connections
+// runEnv is what specs use to reach the engine under test: fresh connections
 // (each spawn connection is a new process), raw connections, attempts, the
 // fixture server (fixtureServer), and the run-wide records of frames and
 // server messages. The run-wide checks of every message the server writes,
 // and the violations the global checks read, are its runChecker's.
-type Env struct {
+type runEnv struct {
 	cfg        Config
 	tr         transport.Transport
 	Transport  string // "spawn" or "socket"
@@ -95,7 +95,7 @@ type frameRecord struct {
 
 // describeMessage names a message the server wrote: answer is the request
 // it answers ("engine/observe (id 7)"), "" when unknown.
-func describeMessage(f *Frame, answer string) string {
+func describeMessage(f *frame, answer string) string {
 	switch {
 	case f.Msg == nil:
 		return "a frame that is not a JSON object"
@@ -111,8 +111,8 @@ func describeMessage(f *Frame, answer string) string {
 }
 
 // newEnv prepares the transport and the fixture server.
-func newEnv(cfg Config) (*Env, error) {
-	e := &Env{cfg: cfg, runEvidence: Evidence{}, secretSet: map[string]bool{}}
+func newEnv(cfg Config) (*runEnv, error) {
+	e := &runEnv{cfg: cfg, runEvidence: Evidence{}, secretSet: map[string]bool{}}
 	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}, unchecked: map[string]string{}}
 	if cfg.Trace != nil {
 		e.trace = &traceLog{start: time.Now()}
@@ -171,7 +171,7 @@ func newEnv(cfg Config) (*Env, error) {
 	return e, nil
 }
 
-func (e *Env) close() {
+func (e *runEnv) close() {
 	if e.fixtures != nil {
 		e.fixtures.close()
 	}
@@ -179,7 +179,7 @@ func (e *Env) close() {
 }
 
 // stderrRecorder keeps every stderr line of spawned servers (ERR-007).
-type stderrRecorder struct{ e *Env }
+type stderrRecorder struct{ e *runEnv }
 
 func (s stderrRecorder) Enabled(context.Context, slog.Level) bool { return true }
 func (s stderrRecorder) Handle(_ context.Context, r slog.Record) error {
@@ -209,7 +209,7 @@ const (
 // its bounds; a dropped line that holds a registered secret (raw or
 // encoded) is kept among stderrLeaks, so the leak checks still see it
 // (ERR-007). e.mu is held.
-func (e *Env) keepStderr(line string) {
+func (e *runEnv) keepStderr(line string) {
 	e.stderr = append(e.stderr, line)
 	e.stderrSize += len(line)
 	for len(e.stderr)-e.stderrOff > 1 && (len(e.stderr)-e.stderrOff > stderrLines || e.stderrSize > stderrBytes) {
@@ -240,12 +240,12 @@ func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
 // maxSecretValues are kept (the configured E2E_SECRET_* values first):
 // past it a value is dropped, and the suite hands out no canary it could
 // not search for (canary).
-func (e *Env) Secret(v string) {
+func (e *runEnv) Secret(v string) {
 	e.register(v)
 }
 
 // register is Secret, reporting whether v is registered.
-func (e *Env) register(v string) bool {
+func (e *runEnv) register(v string) bool {
 	if v == "" {
 		return false
 	}
@@ -270,13 +270,13 @@ func (e *Env) register(v string) bool {
 // attempt/resolveSecret, and reports whether it may: false when the run
 // holds maxSecretValues already (the suite then answers
 // SECRET_UNAVAILABLE, never a value it does not search for).
-func (e *Env) canary(v string) bool { return e.register(v) }
+func (e *runEnv) canary(v string) bool { return e.register(v) }
 
 // Redact replaces every registered secret in s, raw and in every encoded
 // form the leak checks know (leaks.go) for values long enough that an
 // encoded form cannot be ordinary text. One automaton pass (leakscan.go),
 // whatever the number of values.
-func (e *Env) Redact(s string) string {
+func (e *runEnv) Redact(s string) string {
 	e.mu.Lock()
 	m, tail := e.secretScanLocked()
 	e.mu.Unlock()
@@ -295,7 +295,7 @@ func redactWith(m *leakMatcher, tail []string, s string) string {
 // secretScanLocked returns the automaton over the registered values and
 // the values registered since it was built, rebuilding it once more than
 // scanBatch are. e.mu is held.
-func (e *Env) secretScanLocked() (*leakMatcher, []string) {
+func (e *runEnv) secretScanLocked() (*leakMatcher, []string) {
 	built := 0
 	if e.scan != nil {
 		built = len(e.scan.values)
@@ -329,7 +329,7 @@ const (
 // secretRequest counts an attempt/resolveSecret read on mc's connection
 // for attempt and reports whether it is within maxSecretRequests. The
 // first request past the bound is recorded against S2C-004.
-func (e *Env) secretRequest(mc msgCtx, attempt string) bool {
+func (e *runEnv) secretRequest(mc msgCtx, attempt string) bool {
 	n := mc.conn.askSecret(attempt)
 	if n <= maxSecretRequests {
 		return true
@@ -346,14 +346,14 @@ func (e *Env) secretRequest(mc msgCtx, attempt string) bool {
 // StderrLines returns the spawned servers' stderr lines so far: the newest
 // (up to 100000 lines and 8 MiB), after the older ones that held a
 // registered secret.
-func (e *Env) StderrLines() []string {
+func (e *runEnv) StderrLines() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append(append([]string(nil), e.stderrLeaks...), e.stderr[e.stderrOff:]...)
 }
 
 // nextID names attempts and runs uniquely within the run.
-func (e *Env) nextID(prefix string) string {
+func (e *runEnv) nextID(prefix string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.counter++
@@ -364,14 +364,14 @@ func (e *Env) nextID(prefix string) string {
 // is decoded leniently: one that breaks its schema is still the engine's,
 // and the MAN specs report what is wrong with it; only an engine that does
 // not answer initialize with a manifest at all is unreachable.
-func (e *Env) discover(ctx context.Context) (wire.Manifest, error) {
+func (e *runEnv) discover(ctx context.Context) (wire.Manifest, error) {
 	var m wire.Manifest
 	r, err := e.openRaw(ctx)
 	if err != nil {
 		return m, fmt.Errorf("%w: %w", errEngineUnreachable, err)
 	}
 	defer r.Close(5 * time.Second)
-	f, err := r.Call(ctx, "0", wire.MethodInitialize, InitializeParams(wire.RoleWorker))
+	f, err := r.Call(ctx, "0", wire.MethodInitialize, initializeParams(wire.RoleWorker))
 	if err != nil {
 		return m, fmt.Errorf("initialize: %w; %s", err, r.Conn().Diagnostics())
 	}
@@ -408,12 +408,12 @@ func (e *Env) discover(ctx context.Context) (wire.Manifest, error) {
 }
 
 // Dial opens a transport connection (no handshake).
-func (e *Env) Dial(ctx context.Context) (transport.Conn, error) {
+func (e *runEnv) Dial(ctx context.Context) (transport.Conn, error) {
 	return e.tr.Open(ctx, transport.Context{Role: wire.RoleWorker, Env: e.cfg.Env, Cwd: e.cwd})
 }
 
 // openRaw opens a raw connection.
-func (e *Env) openRaw(ctx context.Context) (*rawConn, error) {
+func (e *runEnv) openRaw(ctx context.Context) (*rawConn, error) {
 	tc, err := e.Dial(ctx)
 	if err != nil {
 		return nil, err
@@ -421,20 +421,20 @@ func (e *Env) openRaw(ctx context.Context) (*rawConn, error) {
 	return e.newRaw(tc, e.newConn(roleRaw)), nil
 }
 
-// Messages collects the server-to-client messages of a client connection.
-type Messages struct {
+// notifications collects the server-to-client messages of a client connection.
+type notifications struct {
 	mu    sync.Mutex
 	Items []string // "method attemptId line-or-text"
 }
 
-func (m *Messages) add(s string) {
+func (m *notifications) add(s string) {
 	m.mu.Lock()
 	m.Items = append(m.Items, s)
 	m.mu.Unlock()
 }
 
 // All returns what was received.
-func (m *Messages) All() []string {
+func (m *notifications) All() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.Items...)
@@ -443,8 +443,8 @@ func (m *Messages) All() []string {
 // Open opens a client connection (handshake done, the manifest checked to
 // be valid and equal to the discovered one). Its frames are recorded and
 // checked like a rawConn's.
-func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, error) {
-	msgs := &Messages{}
+func (e *runEnv) Open(ctx context.Context, role string) (*client.Conn, *notifications, error) {
+	msgs := &notifications{}
 	pending := &requestMethods{methods: map[string]pendingRequest{}}
 	conn := e.newConn(roleClient)
 	m := e.Manifest
@@ -460,7 +460,7 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 				conn.sentMaybeStart(content)
 			}
 			if dir == rpc.Received {
-				f := &Frame{Content: content}
+				f := &frame{Content: content}
 				_ = json.Unmarshal(content, &f.Msg)
 				method, took, answered := pending.answered(f, now)
 				answer := ""
@@ -527,12 +527,12 @@ func (e *Env) Open(ctx context.Context, role string) (*client.Conn, *Messages, e
 
 // Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on
 // c and returns the operation identity to use inside the attempt.
-func (e *Env) Attempt(ctx context.Context, c *client.Conn) (client.Op, error) {
+func (e *runEnv) Attempt(ctx context.Context, c *client.Conn) (client.Op, error) {
 	return e.attemptWith(ctx, c, false)
 }
 
 // attemptWith is Attempt with the startAttempt's screens flag.
-func (e *Env) attemptWith(ctx context.Context, c *client.Conn, screens bool) (client.Op, error) {
+func (e *runEnv) attemptWith(ctx context.Context, c *client.Conn, screens bool) (client.Op, error) {
 	run := e.nextID("run")
 	if e.Manifest.Lists(wire.MethodInit) {
 		if err := c.Init(ctx, wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
@@ -554,7 +554,7 @@ func (e *Env) attemptWith(ctx context.Context, c *client.Conn, screens bool) (cl
 
 // checkSecrets records a canary found in what the server wrote (ERR-007):
 // raw or encoded (leaks.go), one automaton pass over the text (leakscan.go).
-func (e *Env) checkSecrets(where, text string) {
+func (e *runEnv) checkSecrets(where, text string) {
 	e.mu.Lock()
 	m, tail := e.secretScanLocked()
 	e.mu.Unlock()
@@ -609,7 +609,7 @@ func (r *requestMethods) sent(content []byte, at time.Time) {
 
 // answered returns the method of the request response f (read at now)
 // answers and how long before it was written, and forgets it.
-func (r *requestMethods) answered(f *Frame, now time.Time) (string, time.Duration, bool) {
+func (r *requestMethods) answered(f *frame, now time.Time) (string, time.Duration, bool) {
 	if !f.IsResponse() {
 		return "", 0, false
 	}
@@ -623,7 +623,7 @@ func (r *requestMethods) answered(f *Frame, now time.Time) (string, time.Duratio
 // stray reports whether response f answers no request pending on the
 // connection (a second answer, or one to a request never sent): "The
 // server sends exactly one response per request" (§1.4, WIRE-008).
-func (r *requestMethods) stray(f *Frame, answered bool) bool {
+func (r *requestMethods) stray(f *frame, answered bool) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return f.IsResponse() && !answered && !r.overflow

@@ -59,10 +59,10 @@ const (
 // screenClient is a client connection with an attempt started, a staged fixture
 // screen, and the newest observation of it.
 type screenClient struct {
-	e      *Env
+	e      *runEnv
 	c      *client.Conn
 	op     client.Op
-	msgs   *Messages
+	msgs   *notifications
 	screen fixture.Screen
 	snap   *wire.EngineSnapshot
 	obs    int // observations made, for the revisions the suite sends
@@ -70,7 +70,7 @@ type screenClient struct {
 
 // openScreenClient opens a client connection and starts an attempt on it; both end
 // when the spec ends.
-func (e *Env) openScreenClient(ctx context.Context) *screenClient {
+func (e *runEnv) openScreenClient(ctx context.Context) *screenClient {
 	c, op, msgs := e.inAttempt(ctx)
 	return &screenClient{e: e, c: c, op: op, msgs: msgs}
 }
@@ -324,7 +324,7 @@ func actExpectEngineError(err error, what string, codes ...engineerr.Code) *engi
 // the spec's client connection, read from the frames the suite recorded;
 // false when the pair is no longer among them (or the response has no
 // result).
-func (e *Env) actLastResult(method string) (string, bool) {
+func (e *runEnv) actLastResult(method string) (string, bool) {
 	e.mu.Lock()
 	frames := append([]frameRecord(nil), e.frames...)
 	e.mu.Unlock()
@@ -360,7 +360,7 @@ func (e *Env) actLastResult(method string) (string, bool) {
 // that its result was exactly null: the client library reports success
 // for any result of a void method, and the catalog's "gets null" is
 // checked here.
-func (e *Env) actExpectVoid(err error, method, what string) {
+func (e *runEnv) actExpectVoid(err error, method, what string) {
 	Expect(err).NotTo(HaveOccurred(), "%s: want null, got an error", what)
 	res, ok := e.actLastResult(method)
 	if !ok {
@@ -437,7 +437,7 @@ func actToken() string {
 
 // actTempFiles creates two small files under the run's artifacts directory
 // and returns their absolute paths, in the order of their base names.
-func (e *Env) actTempFiles() []string {
+func (e *runEnv) actTempFiles() []string {
 	dir, err := os.MkdirTemp(e.Artifacts, "input-files-")
 	Expect(err).NotTo(HaveOccurred(), "creating a directory for setInputFiles")
 	dir, err = filepath.Abs(dir)

@@ -98,7 +98,7 @@ func reasonEngine(tag, code string, retryable bool) string {
 
 // reply is a response and when the suite read it.
 type reply struct {
-	f  *Frame
+	f  *frame
 	at time.Time
 	// method is the method of the request it answers.
 	method string
@@ -109,7 +109,7 @@ type reply struct {
 // serverMsg is a request or notification the server sent, with what the
 // suite had open when it read it.
 type serverMsg struct {
-	f       *Frame
+	f       *frame
 	open    string // the attempt open for the window checks ("" none)
 	screens bool   // whether that attempt was started with screens: true
 }
@@ -123,7 +123,7 @@ const abortBound = 2000 * time.Millisecond
 // notifications in arrival order with the attempt then open, and answers
 // attempt/resolveSecret like a client unless told to hold it.
 type pipelinedConn struct {
-	e       *Env
+	e       *runEnv
 	r       *rawConn
 	n       int
 	replies map[string]reply
@@ -131,7 +131,7 @@ type pipelinedConn struct {
 	stray   []string          // responses matching no pending request
 	garbage []string          // frames whose content is not JSON
 	msgs    []serverMsg
-	held    []*Frame // the server request kept unanswered while hold is set (at most one)
+	held    []*frame // the server request kept unanswered while hold is set (at most one)
 	hold    bool
 	inited  bool
 	// The attempt open for the window checks of S2C-001: from the moment
@@ -151,7 +151,7 @@ type pipelinedConn struct {
 
 // openPipelined opens a raw connection, runs the handshake and returns it as a
 // pipelinedConn; it is closed when the spec ends.
-func (e *Env) openPipelined(ctx context.Context) *pipelinedConn {
+func (e *runEnv) openPipelined(ctx context.Context) *pipelinedConn {
 	return &pipelinedConn{e: e, r: e.initialized(ctx), replies: map[string]reply{}, sent: map[string]string{}}
 }
 
@@ -175,7 +175,7 @@ func (s *pipelinedConn) write(id, method, params string) time.Time {
 }
 
 // next reads one frame and files it.
-func (s *pipelinedConn) next(ctx context.Context) (*Frame, error) {
+func (s *pipelinedConn) next(ctx context.Context) (*frame, error) {
 	f, err := s.r.Next(ctx)
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ func (s *pipelinedConn) next(ctx context.Context) (*Frame, error) {
 	return f, nil
 }
 
-func (s *pipelinedConn) take(f *Frame) {
+func (s *pipelinedConn) take(f *frame) {
 	now := f.At // when the reader read it off the wire
 	if now.IsZero() {
 		now = time.Now()
@@ -231,7 +231,7 @@ func (s *pipelinedConn) take(f *Frame) {
 // answer answers a server request as the client does: a resolveSecret
 // with a canary value (registered as a secret, ERR-007), anything else
 // -32601.
-func (s *pipelinedConn) answer(f *Frame) {
+func (s *pipelinedConn) answer(f *frame) {
 	if f.Method() != wire.MethodResolveSecret {
 		s.respond(f, "", `{"code":-32601,"message":"e2e-conform answers no `+f.Method()+` request"}`)
 		return
@@ -254,7 +254,7 @@ func (s *pipelinedConn) answer(f *Frame) {
 const secretUnavailable = `{"code":-32000,"message":"e2e-conform declares no such secret","data":{"type":"e2e","category":"configuration","code":"SECRET_UNAVAILABLE","retryable":false}}`
 
 // respond answers server request f with a result or an error object.
-func (s *pipelinedConn) respond(f *Frame, result, errObj string) {
+func (s *pipelinedConn) respond(f *frame, result, errObj string) {
 	msg := `{"jsonrpc":"2.0","id":` + string(f.Msg["id"])
 	if errObj != "" {
 		msg += `,"error":` + errObj + `}`
@@ -328,7 +328,7 @@ func (s *pipelinedConn) observedRoot() (string, bool) {
 func (s *pipelinedConn) answered(id string) bool { _, ok := s.replies[id]; return ok }
 
 // call sends a request and waits for its response.
-func (s *pipelinedConn) call(ctx context.Context, id, method, params string) *Frame {
+func (s *pipelinedConn) call(ctx context.Context, id, method, params string) *frame {
 	s.write(id, method, params)
 	rep, err := s.await(ctx, id, 0)
 	Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
@@ -345,7 +345,7 @@ func (s *pipelinedConn) probe(ctx context.Context, what string) {
 // read it within bound of t, the moment it finished writing what must make
 // the server answer (a response read before t passes). It waits a second
 // longer than bound, to tell a late answer from none.
-func (s *pipelinedConn) answeredWithin(ctx context.Context, id string, t time.Time, bound time.Duration, what string) *Frame {
+func (s *pipelinedConn) answeredWithin(ctx context.Context, id string, t time.Time, bound time.Duration, what string) *frame {
 	rep, err := s.await(ctx, id, time.Until(t.Add(bound+time.Second)))
 	if err != nil {
 		failf("%s: want an answer within %d ms, got none within %d ms (%v)", what, bound.Milliseconds(), (bound + time.Second).Milliseconds(), err)
@@ -362,7 +362,7 @@ func (s *pipelinedConn) operation(sig string, timeoutMs int) string {
 }
 
 // init sends lifecycle/init and returns its response.
-func (s *pipelinedConn) init(ctx context.Context) *Frame {
+func (s *pipelinedConn) init(ctx context.Context) *frame {
 	id := s.id()
 	f := s.call(ctx, id, wire.MethodInit, s.initParams(id))
 	s.e.skipWhenInitRefused(f.Error())
@@ -495,7 +495,7 @@ func (s *pipelinedConn) refusesSlowPage(ctx context.Context, eo *wire.ErrorObjec
 // the abort's reason are the abort's answers; any other error is checked
 // with a control open (refusesSlowPage), so that a refusal to stage the
 // page is not verified rather than passed.
-func (s *pipelinedConn) notRefused(ctx context.Context, f *Frame, reason string) {
+func (s *pipelinedConn) notRefused(ctx context.Context, f *frame, reason string) {
 	eo := f.Error()
 	if eo == nil {
 		return

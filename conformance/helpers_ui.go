@@ -38,7 +38,7 @@ import (
 // e.inAttempt.
 type rawAttemptConn struct {
 	*rawConn
-	e  *Env
+	e  *runEnv
 	Op client.Op
 	// Dir is the attempt's artifactsDir (created by the suite, under
 	// e.Artifacts).
@@ -51,7 +51,7 @@ type rawAttemptConn struct {
 
 // openRawAttempt opens a raw connection and starts an attempt on it, ending
 // the attempt (when listed) and closing the connection when the spec ends.
-func (e *Env) openRawAttempt(ctx context.Context) *rawAttemptConn {
+func (e *runEnv) openRawAttempt(ctx context.Context) *rawAttemptConn {
 	r := e.initialized(ctx)
 	a := &rawAttemptConn{rawConn: r, e: e}
 	run := e.nextID("run")
@@ -104,12 +104,12 @@ func (a *rawAttemptConn) id() int {
 // call sends an operation method whose params are the members given (a
 // JSON object's members without braces, "" for none) plus the attempt's
 // operation, and returns the response.
-func (a *rawAttemptConn) call(ctx context.Context, method, members string) *Frame {
+func (a *rawAttemptConn) call(ctx context.Context, method, members string) *frame {
 	return a.callWithin(ctx, method, members, 30000)
 }
 
 // callWithin is call with operation.timeoutMs given.
-func (a *rawAttemptConn) callWithin(ctx context.Context, method, members string, timeoutMs int) *Frame {
+func (a *rawAttemptConn) callWithin(ctx context.Context, method, members string, timeoutMs int) *frame {
 	id := fmt.Sprint(a.id())
 	op := fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d,"runId":%q,"attemptId":%q,"origin":"test"}`, id, timeoutMs, a.Op.RunID, a.Op.AttemptID)
 	params := `{"operation":` + op + `}`
@@ -123,7 +123,7 @@ func (a *rawAttemptConn) callWithin(ctx context.Context, method, members string,
 
 // resultObject decodes the result of f, which must be a result holding a JSON
 // object, into its members.
-func resultObject(f *Frame, what string) map[string]json.RawMessage {
+func resultObject(f *frame, what string) map[string]json.RawMessage {
 	raw := expectResult(f, what)
 	var m map[string]json.RawMessage
 	Expect(json.Unmarshal(raw, &m)).To(Succeed(), "%s: want a JSON object, got %s", what, clip(string(raw)))
@@ -142,7 +142,7 @@ func (a *rawAttemptConn) observe(ctx context.Context, options string) map[string
 }
 
 // expectNull checks that f is a successful response whose result is null.
-func expectNull(f *Frame, what string) {
+func expectNull(f *frame, what string) {
 	raw := strings.TrimSpace(string(expectResult(f, what)))
 	Expect(raw).To(Equal("null"), "%s: want the result null, got %s", what, clip(raw))
 }
@@ -469,7 +469,7 @@ func pngSize(b []byte) (int, int, error) {
 // statements say so for files and times; a loopback server in another
 // mount namespace would be misjudged, and is not a setup the suite
 // supports).
-func (e *Env) sharesHost() (bool, string) {
+func (e *runEnv) sharesHost() (bool, string) {
 	if e.Transport == "spawn" {
 		return true, ""
 	}
@@ -538,7 +538,7 @@ func closedLoopbackURL() string {
 
 // isInvalidKeyAnswer reports whether f answers a key outside the grammar
 // as KEY-005 allows: -32602, or -32000 engine UNSUPPORTED_CAPABILITY.
-func isInvalidKeyAnswer(f *Frame) (bool, string) {
+func isInvalidKeyAnswer(f *frame) (bool, string) {
 	eo := f.Error()
 	if eo == nil {
 		return false, "the result " + clip(string(f.Result()))

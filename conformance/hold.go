@@ -48,7 +48,7 @@ type holds struct {
 
 // hold registers a new held page on the fixture server; it is released
 // when the spec ends.
-func (e *Env) hold() *heldPage { return e.fixtures.hold(holdPrefix + e.nextID("page")) }
+func (e *runEnv) hold() *heldPage { return e.fixtures.hold(holdPrefix + e.nextID("page")) }
 
 // hold registers a new held page at path.
 func (f *fixtureServer) hold(path string) *heldPage {

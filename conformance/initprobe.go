@@ -21,7 +21,7 @@ import (
 // so, and every spec whose own lifecycle/init then gets an error ends not
 // verified (skipWhenInitRefused), never failed. An init that succeeds here
 // changes nothing: a later init that fails fails its spec as before.
-func (e *Env) probeInit(ctx context.Context) {
+func (e *runEnv) probeInit(ctx context.Context) {
 	if !e.Manifest.Lists(wire.MethodInit) {
 		return
 	}
@@ -66,13 +66,13 @@ func (e *Env) probeInit(ctx context.Context) {
 // skipWhenInitRefused ends the running spec not verified when the probe
 // found lifecycle/init refused (probeInit) and eo, this spec's answer to
 // its own lifecycle/init, is an error too.
-func (e *Env) skipWhenInitRefused(eo *wire.ErrorObject) {
+func (e *runEnv) skipWhenInitRefused(eo *wire.ErrorObject) {
 	if e.initRefused != nil && eo != nil {
 		Skip(notVerified + e.initRefused.Error())
 	}
 }
 
 // skipWhenInitErr is skipWhenInitRefused for a client call's error.
-func (e *Env) skipWhenInitErr(err error) {
+func (e *runEnv) skipWhenInitErr(err error) {
 	e.skipWhenInitRefused(fxWireError(err))
 }

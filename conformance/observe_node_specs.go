@@ -24,7 +24,7 @@ func observeNodeSpecs(s *suite) {
 	// same test id, nor any other node). A tap that does not mutate leaves
 	// nothing to check: not verified (ACT-001 judges the tap).
 	s.spec("after the mutation fixture removes its item and adds another, no later snapshot gives the removed item's id to another node",
-		[]string{"OBS-004"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-004"}, func(ctx context.Context, e *runEnv) {
 			if !e.fxCanPerform(wire.ActionTap) {
 				Skip(notVerified + "the suite mutates the fixture with engine/perform tap, which the engine does not declare")
 			}
@@ -83,7 +83,7 @@ func observeNodeSpecs(s *suite) {
 	// prefix within the limit. A split surrogate pair decodes as U+FFFD and
 	// is no prefix.
 	s.spec("on the tree fixture every name has at most 256 and every text, value and selection at most 512 UTF-16 units, and the cut long text and long name are prefixes of the fixture's full texts",
-		[]string{"OBS-005"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Tree
 			snap := e.fxStage(ctx, c, op, sc, "")
@@ -113,7 +113,7 @@ func observeNodeSpecs(s *suite) {
 	// (a split pair decodes as U+FFFD and is no prefix). Names and texts
 	// are compared whitespace-normalized (§10.3), values as they are.
 	s.spec("on the limits fixture a name of exactly 256 and a text and a value of exactly 512 UTF-16 units, ending with a surrogate pair, come back whole, and a 600-unit value is cut to a non-empty prefix of at most 512 units that splits no surrogate pair",
-		[]string{"OBS-005"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Limits
 			snap := e.fxStage(ctx, c, op, sc, "")
@@ -141,7 +141,7 @@ func observeNodeSpecs(s *suite) {
 	// which must come cut like value. An engine that reports no selection
 	// there leaves the clause not verified.
 	s.spec("on the limits fixture the selection of the focused field whose 600-unit value is wholly selected is cut to a non-empty prefix of at most 512 UTF-16 units that splits no surrogate pair",
-		[]string{"OBS-005"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Limits
 			snap := e.fxStage(ctx, c, op, sc, "")
@@ -161,7 +161,7 @@ func observeNodeSpecs(s *suite) {
 	// reported secure for the check to bite). Without fill the unfilled
 	// field is checked and the spec ends not verified.
 	s.spec("the filled password field of the form fixture, like every node with states.secure: true, carries no value and no selection",
-		[]string{"OBS-006"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-006"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Form
 			snap := e.fxStage(ctx, c, op, sc, "")
@@ -196,7 +196,7 @@ func observeNodeSpecs(s *suite) {
 	// then checked (check, else tap) and the name input focused (focus):
 	// without those actions those two parts stay not verified.
 	s.spec("reported nodes reflect the fixture: the checked checkbox checked, the disabled button disabled, the focused input focused, reported hidden nodes hidden, the password field secure, the pressed toggle pressed, headings at levels 1 to 3",
-		[]string{"OBS-007"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-007"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			var problems, unverified []string
 			for _, sc := range []fixture.Screen{fixture.Counter, fixture.Tree, fixture.Form} {

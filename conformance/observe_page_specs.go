@@ -25,7 +25,7 @@ func observePageSpecs(s *suite) {
 	// has nothing to bound and the spec is not verified (OBS-007 judges the
 	// missing state).
 	s.spec("whenever pixels of the form fixture are returned, maskedRegionCount is at least the number of nodes with states.secure: true",
-		[]string{"OBS-010"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-010"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Form
 			snap := e.fxStage(ctx, c, op, sc, "")
@@ -70,7 +70,7 @@ func observePageSpecs(s *suite) {
 	// SESS-001). An observation without location passes (the statement
 	// judges a present one), noted when none had one.
 	s.spec("after session/open of a fixture URL, a present location equals that URL, both compared after WHATWG URL serialization",
-		[]string{"OBS-012"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-012"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			var problems []string
 			present := 0
@@ -105,7 +105,7 @@ func observePageSpecs(s *suite) {
 	// and the modifiers) must read the same in the five observations after
 	// it.
 	s.spec("five consecutive observations change none of the counter fixture's counters",
-		[]string{"OBS-013"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-013"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Counter
 			statuses := []fixture.Status{fixture.CounterTaps, fixture.CounterDoubleTaps, fixture.CounterSecondaryTaps, fixture.CounterLongPresses,

@@ -19,7 +19,7 @@ import (
 // §4.8).
 func observePixelsSpecs(s *suite) {
 	s.spec("without options.pixels: true the snapshot carries no pixels",
-		[]string{"OBS-008"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-008"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			for _, opts := range []string{"", `{}`, `{"pixels":false}`} {
 				snap := a.observe(ctx, opts)
@@ -34,7 +34,7 @@ func observePixelsSpecs(s *suite) {
 	// run incomplete for an engine that never produces pixels, which
 	// conforms).
 	s.spec("pixels returned with options.pixels: true decode from padded standard base64 to a PNG of the stated width and height, with mediaType image/png and scale > 0",
-		[]string{"OBS-009"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-009"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			snap := a.observe(ctx, `{"pixels":true}`)
 			raw, has := snap["pixels"]
@@ -72,7 +72,7 @@ func observePixelsSpecs(s *suite) {
 	// the plain observation's root carried beyond ref (children, role, …),
 	// the surface staying put between the two.
 	s.spec("treeUnavailable appears only with options.pixelFallback: true, and with a readable tree pixelFallback: true still returns the full tree",
-		[]string{"OBS-011"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-011"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			plain := a.observe(ctx, "")
 			Expect(plain).NotTo(HaveKey("treeUnavailable"), "engine/observe without options: want no treeUnavailable, got %s", plain["treeUnavailable"])

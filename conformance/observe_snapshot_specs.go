@@ -17,7 +17,7 @@ import (
 // §5.5).
 func observeSnapshotSpecs(s *suite) {
 	s.spec("every snapshot is an EngineSnapshot: a root with a non-empty ref.id, a positive viewport, and every node valid per §5.5",
-		[]string{"OBS-001"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-001"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			check := func(what string, snap map[string]json.RawMessage) {
 				p := snapshotProblems(snap)
@@ -42,7 +42,7 @@ func observeSnapshotSpecs(s *suite) {
 		})
 
 	s.spec("root.ref.id is the same across consecutive observations and across session/restart and session/reset",
-		[]string{"OBS-002"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-002"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			want := rawRootID(a.observe(ctx, ""))
 			Expect(want).NotTo(BeEmpty(), "root.ref.id of the first observation")
@@ -78,7 +78,7 @@ func observeSnapshotSpecs(s *suite) {
 		})
 
 	s.spec("no two nodes of one snapshot share a ref.id",
-		[]string{"OBS-003"}, func(ctx context.Context, e *Env) {
+		[]string{"OBS-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			check := func(what string, snap map[string]json.RawMessage) {
 				seen := map[string]int{}

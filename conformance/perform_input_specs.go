@@ -18,7 +18,7 @@ func performInputSpecs(s *suite) {
 	// picks an option other than the one selected before it. The fruit
 	// status shows "<label> (<value>)".
 	s.spec("selectOption with a label string, {label}, {value} and {index} each selects the intended option",
-		[]string{"ACT-010"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-010"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			opts := fixture.FruitOptions
@@ -45,7 +45,7 @@ func performInputSpecs(s *suite) {
 	// that the order given is also their sorted order; the files status
 	// lists their base names in the order given.
 	s.spec("setInputFiles with two absolute paths of files the suite created sets the file input to those two files",
-		[]string{"ACT-011"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-011"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			paths := e.actTempFiles()
@@ -59,7 +59,7 @@ func performInputSpecs(s *suite) {
 
 	// Both refs come from the same observation, as one resolution.
 	s.spec("dragTo from the drag source to the drop target's ref makes the fixture register the drop",
-		[]string{"ACT-012"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-012"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			a.observe(ctx)

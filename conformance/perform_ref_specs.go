@@ -24,7 +24,7 @@ func performRefSpecs(s *suite) {
 	// suite does not require the new item's id to differ: an engine that
 	// reuses it fails here because the old ref then binds.
 	s.spec("a ref whose node the mutation fixture removed fails with NODE_STALE, retryable: true, and nothing is dispatched",
-		[]string{"ACT-013"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-013"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Mutation)
 			a.observe(ctx)
@@ -67,7 +67,7 @@ func performRefSpecs(s *suite) {
 	// fixture screen where its effect shows (fresh for each revision), and
 	// "performs normally" means the call gets null and the effect shows.
 	s.spec("a ref with the current id and the revision \"\" or \"zz9\" performs normally",
-		[]string{"ACT-014"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-014"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			var probe *actProbe
 			for _, p := range actProbes() {

@@ -24,7 +24,7 @@ func performRefusalSpecs(s *suite) {
 	// LOCATOR_ACTION_KINDS is not a LocatorAction at all: its answer is
 	// -32602, §4.0, which is not what ACT-015 states).
 	s.spec("a kind missing from actions fails with UNSUPPORTED_CAPABILITY and changes nothing",
-		[]string{"ACT-015"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-015"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			tried := 0
 			for _, p := range actProbes() {
@@ -54,7 +54,7 @@ func performRefusalSpecs(s *suite) {
 	// which a conformant engine answers with; an engine that answers
 	// nothing is SIG's concern.
 	s.spec("tap on the disabled button fails with NOT_ACTIONABLE or OPERATION_TIMEOUT, not retryable, and registers no click",
-		[]string{"ACT-016"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-016"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			ref := a.ref(ctx, fixture.CounterDisabled)
@@ -73,7 +73,7 @@ func performRefusalSpecs(s *suite) {
 	// The modifiers status shows the modifiers of the most recent tap on
 	// the Tap button (fixture decision for ACT-017).
 	s.spec("tap with modifiers [\"Shift\"] clicks with Shift held, as the counter fixture shows",
-		[]string{"ACT-017"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-017"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			a.observe(ctx)
@@ -92,7 +92,7 @@ func performRefusalSpecs(s *suite) {
 	// clicking without Shift": the taps counter and the modifiers status
 	// stay as they were.
 	s.spec("tap with modifiers [\"Shift\"] on an engine without tapModifiers: true fails with UNSUPPORTED_CAPABILITY rather than clicking without Shift",
-		[]string{"ACT-018"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-018"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			ref := a.ref(ctx, fixture.CounterTap)

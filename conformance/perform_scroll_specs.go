@@ -22,7 +22,7 @@ func performScrollSpecs(s *suite) {
 	// the spec not verified after the other part ran: a pass means every
 	// listed part was checked.
 	s.spec("scrollIntoView makes the below-the-fold node's rect intersect the viewport; swipe on the root with down raises the vertical scroll offset and with up lowers it",
-		[]string{"ACT-008"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-008"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			var unverified []string
 			if a.can(wire.ActionScrollIntoView) {
@@ -75,7 +75,7 @@ func performScrollSpecs(s *suite) {
 	// is opened again after it, §4.18), the several-observations-back part
 	// always.
 	s.spec("swipe on a root ref from several observations back, and from an observation taken before session/restart, scrolls the viewport without NODE_STALE",
-		[]string{"ACT-009"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-009"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Tree)
 			old := a.root().Ref

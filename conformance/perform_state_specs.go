@@ -18,7 +18,7 @@ func performStateSpecs(s *suite) {
 	// only uncheck is listed, the box is first checked with a click if the
 	// manifest offers one.
 	s.spec("check and uncheck leave the checkbox's states.checked true and false; on the switch that exposes no state they fail with UNSUPPORTED_CAPABILITY",
-		[]string{"ACT-006"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-006"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			checked := func() (bool, bool) {
@@ -62,7 +62,7 @@ func performStateSpecs(s *suite) {
 	// hover: the pointer is first placed on the Tap button (D73), then on
 	// the hover target, whose counter counts the pointer entering it.
 	s.spec("focus leaves the node with states.focused true; hover on the hover target, with the pointer last placed elsewhere, raises the hover counter",
-		[]string{"ACT-007"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-007"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			if a.can(wire.ActionFocus) {
 				a.stage(ctx, fixture.Form)

@@ -17,7 +17,7 @@ func performTapSpecs(s *suite) {
 	// matching counter is checked (fixture decision for ACT-001: a double
 	// tap MAY also count as two taps).
 	s.spec("tap, doubleTap and secondaryTap on the counter button's current ref each get null and raise the matching counter by exactly one",
-		[]string{"ACT-001"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-001"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			for _, k := range []struct {
@@ -46,7 +46,7 @@ func performTapSpecs(s *suite) {
 	// are the fixture's readings, not the suite's clock: a staged engine
 	// may simulate the hold.
 	s.spec("longPress without durationMs gets null and the fixture registers one press held at least 100 ms; with durationMs 800 the press lasts at least 800 ms",
-		[]string{"ACT-002"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-002"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Counter)
 			for _, c := range []struct {

@@ -22,7 +22,7 @@ func performTextSpecs(s *suite) {
 	// input's initial content only. An empty input may report value "" or
 	// (leniently) no value.
 	s.spec("fill leaves the input's observed value equal to the given value, whatever it held before; clear leaves it empty",
-		[]string{"ACT-003"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			if a.can(wire.ActionFill) {
@@ -58,7 +58,7 @@ func performTextSpecs(s *suite) {
 	// has no stderr the suite can read: that part is then noted as not
 	// checked.
 	s.spec("fill with sensitive: true into the password field either succeeds with the value absent from every later error, engine/log line, attempt/* notification and stderr line, or fails with UNSUPPORTED_CAPABILITY",
-		[]string{"ACT-004"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-004"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Form)
 			v := "e2e-conform-sensitive-" + actToken()
@@ -95,7 +95,7 @@ func performTextSpecs(s *suite) {
 	// that key (fixture.KeyEvent.Matches), or, when the engine refuses the
 	// key with UNSUPPORTED_CAPABILITY, nothing new.
 	s.spec("press delivers named keys, characters, modifier combinations and Shift++ to the node as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
-		[]string{"ACT-005"}, func(ctx context.Context, e *Env) {
+		[]string{"ACT-005"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			for _, key := range actPressKeys {

@@ -21,8 +21,8 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Frame is one message read off the wire by a rawConn.
-type Frame struct {
+// frame is one message read off the wire by a rawConn.
+type frame struct {
 	Header  []string // header lines, without CRLF
 	Content []byte
 	Msg     map[string]json.RawMessage // nil when Content is not a JSON object
@@ -39,25 +39,25 @@ type Frame struct {
 
 // answerCtx names the frame, the answer to a request for method, for
 // violations found in it.
-func (f *Frame) answerCtx(method string) msgCtx {
+func (f *frame) answerCtx(method string) msgCtx {
 	return msgCtx{conn: f.conn, where: describeMessage(f, fmt.Sprintf("%s (id %s)", method, f.ID()))}
 }
 
 // Method is the message's method, "" for a response.
-func (f *Frame) Method() string {
+func (f *frame) Method() string {
 	var s string
 	_ = json.Unmarshal(f.Msg["method"], &s)
 	return s
 }
 
 // ID is the message's raw id ("" when absent).
-func (f *Frame) ID() string { return string(f.Msg["id"]) }
+func (f *frame) ID() string { return string(f.Msg["id"]) }
 
 // IsResponse reports whether the frame is a response.
-func (f *Frame) IsResponse() bool { _, ok := f.Msg["method"]; return !ok && f.Msg != nil }
+func (f *frame) IsResponse() bool { _, ok := f.Msg["method"]; return !ok && f.Msg != nil }
 
 // Error decodes the error member of a response, nil when it has none.
-func (f *Frame) Error() *wire.ErrorObject {
+func (f *frame) Error() *wire.ErrorObject {
 	raw, ok := f.Msg["error"]
 	if !ok {
 		return nil
@@ -70,16 +70,16 @@ func (f *Frame) Error() *wire.ErrorObject {
 }
 
 // Result is the raw result member.
-func (f *Frame) Result() json.RawMessage { return f.Msg["result"] }
+func (f *frame) Result() json.RawMessage { return f.Msg["result"] }
 
 // rawConn is a connection the suite drives byte by byte, bypassing the client
 // library (the raw-wire specs). Every frame read is checked for framing
 // (WIRE-001, WIRE-002) and recorded.
 type rawConn struct {
-	env    *Env
+	env    *runEnv
 	conn   *connInfo
 	tc     transport.Conn
-	frames chan *Frame
+	frames chan *frame
 	done   chan struct{}
 	mu     sync.Mutex
 	err    error // why reading stopped
@@ -106,8 +106,8 @@ type rawConn struct {
 	closing atomic.Bool
 }
 
-func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *rawConn {
-	r := &rawConn{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{},
+func (e *runEnv) newRaw(tc transport.Conn, conn *connInfo) *rawConn {
+	r := &rawConn{env: e, conn: conn, tc: tc, frames: make(chan *frame, 256), done: make(chan struct{}), pending: map[string]string{},
 		outstanding: map[string]int{}, answeredIDs: map[string]string{}}
 	go r.read()
 	return r
@@ -173,7 +173,7 @@ func (b *brokenStream) Error() string {
 
 // answers is the request a response answers, "engine/observe (id 7)", ""
 // when it is not a response to a request the suite wrote.
-func (r *rawConn) answers(f *Frame) string {
+func (r *rawConn) answers(f *frame) string {
 	if !f.IsResponse() {
 		return ""
 	}
@@ -218,8 +218,8 @@ func (r *rawConn) headerFault(read []string, line, what string) error {
 	return &brokenStream{conn: r.conn, at: fmt.Sprintf("%s: %q", what, clip(line))}
 }
 
-func (r *rawConn) readFrame(br *bufio.Reader) (*Frame, error) {
-	f := &Frame{}
+func (r *rawConn) readFrame(br *bufio.Reader) (*frame, error) {
+	f := &frame{}
 	length := -1
 	headerBytes := 0
 	for {
@@ -425,8 +425,8 @@ func (r *rawConn) write(b []byte) error {
 	return fmt.Errorf("writing %d bytes (%q) on %s failed, %s: %w; %s", len(b), r.env.Redact(clip(string(b))), r.conn.label(), state, err, r.tc.Diagnostics())
 }
 
-// Frame returns content framed with a correct header.
-func Framed(content string) []byte {
+// framed returns content framed with a correct header.
+func framed(content string) []byte {
 	return []byte("Content-Length: " + strconv.Itoa(len(content)) + "\r\n\r\n" + content)
 }
 
@@ -435,7 +435,7 @@ func (r *rawConn) Send(content string) error {
 	r.env.recordFrame(r.conn, rpc.Sent, []byte(content))
 	r.track([]byte(content))
 	r.conn.attempts.sent([]byte(content))
-	return r.write(Framed(content))
+	return r.write(framed(content))
 }
 
 // track records the id of a request the suite writes (of each element,
@@ -476,7 +476,7 @@ func (r *rawConn) track(content []byte) {
 // a WIRE-008 violation ("the request's id in the same JSON type and value";
 // §1.4 "A receiver echoes an id unchanged, with the same JSON type and
 // value").
-func (r *rawConn) checkID(f *Frame) {
+func (r *rawConn) checkID(f *frame) {
 	if !f.IsResponse() {
 		return
 	}
@@ -524,7 +524,7 @@ func (r *rawConn) checkID(f *Frame) {
 
 // Next returns the next frame, or an error when the connection ended or ctx
 // is done.
-func (r *rawConn) Next(ctx context.Context) (*Frame, error) {
+func (r *rawConn) Next(ctx context.Context) (*frame, error) {
 	select {
 	case f, ok := <-r.frames:
 		if !ok {
@@ -551,7 +551,7 @@ func (r *rawConn) Next(ctx context.Context) (*Frame, error) {
 // raw read that waits for an answer must not take one of them for it. What
 // they carry is checked by the run-wide checks on every frame; LIFE-005,
 // which forbids them before initialized, reads frames with Next.
-func (r *rawConn) NextResponse(ctx context.Context) (*Frame, error) {
+func (r *rawConn) NextResponse(ctx context.Context) (*frame, error) {
 	for {
 		f, err := r.Next(ctx)
 		if err != nil {
@@ -565,7 +565,7 @@ func (r *rawConn) NextResponse(ctx context.Context) (*Frame, error) {
 
 // Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
 // passing over notifications; a response with another id is an error.
-func (r *rawConn) Response(ctx context.Context, id string) (*Frame, error) {
+func (r *rawConn) Response(ctx context.Context, id string) (*frame, error) {
 	waited := "id " + id
 	r.mu.Lock()
 	if m, ok := r.pending[id]; ok {
@@ -588,7 +588,7 @@ func (r *rawConn) Response(ctx context.Context, id string) (*Frame, error) {
 }
 
 // Call sends a request and waits for its response.
-func (r *rawConn) Call(ctx context.Context, id, method, params string) (*Frame, error) {
+func (r *rawConn) Call(ctx context.Context, id, method, params string) (*frame, error) {
 	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
 	if params != "" {
 		msg += `,"params":` + params
@@ -616,14 +616,14 @@ func (r *rawConn) Notify(method, params string) error {
 	return r.Send(msg + "}")
 }
 
-// InitializeParams are valid initialize params for role.
-func InitializeParams(role string) string {
+// initializeParams are valid initialize params for role.
+func initializeParams(role string) string {
 	return `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"` + role + `"}`
 }
 
 // Initialize runs the handshake (initialize with id 0, then initialized).
-func (r *rawConn) Initialize(ctx context.Context) (*Frame, error) {
-	f, err := r.Call(ctx, "0", "initialize", InitializeParams("worker"))
+func (r *rawConn) Initialize(ctx context.Context) (*frame, error) {
+	f, err := r.Call(ctx, "0", "initialize", initializeParams("worker"))
 	if err != nil {
 		return nil, err
 	}

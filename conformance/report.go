@@ -176,7 +176,7 @@ func totalEvidence(ev Evidence) int {
 // summarize turns spec results into the requirement verdicts, the verdict
 // and the exit code (one function decides all three, so the summary and the
 // exit code cannot disagree).
-func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Result {
+func summarize(cfg Config, env *runEnv, specs []SpecResult, harnessErr error) Result {
 	return summarizeRun(cfg, env.summaryInput(), specs, harnessErr)
 }
 
@@ -204,7 +204,7 @@ type summaryInput struct {
 }
 
 // summaryInput collects e's part of the summary (a nil e: nothing).
-func (e *Env) summaryInput() summaryInput {
+func (e *runEnv) summaryInput() summaryInput {
 	if e == nil {
 		return summaryInput{}
 	}

@@ -43,7 +43,7 @@ type checkedRun interface {
 	observed(id, what string)
 	Redact(s string) string
 	checkSecrets(where, text string)
-	checkAttemptWindow(f *Frame, mc msgCtx)
+	checkAttemptWindow(f *frame, mc msgCtx)
 	secretRequest(mc msgCtx, attempt string) bool
 }
 
@@ -171,7 +171,7 @@ func (c *runChecker) Sent(what string) bool {
 // checkServerMessage applies the run-wide checks to one message the server
 // sent: schema (WIRE-013), no null optional member (WIRE-012), error shapes
 // (ERR-001…006), and the server's requests (S2C-004).
-func (c *runChecker) checkServerMessage(f *Frame, mc msgCtx) {
+func (c *runChecker) checkServerMessage(f *frame, mc msgCtx) {
 	if f.Msg == nil {
 		return
 	}
@@ -314,7 +314,7 @@ func nullErrorMember(raw json.RawMessage, path string) string {
 // "exactly one response with "jsonrpc": "2.0", the request's id …, and
 // exactly one of result and error, an error having an integer code and a
 // string message" (§1.4).
-func (c *runChecker) checkResponseShape(f *Frame, mc msgCtx) {
+func (c *runChecker) checkResponseShape(f *frame, mc msgCtx) {
 	c.run.observed("WIRE-008", "response shape checked")
 	id := f.ID()
 	if v := string(f.Msg["jsonrpc"]); v != `"2.0"` {

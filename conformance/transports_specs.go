@@ -19,7 +19,7 @@ import (
 // TRN-003..006 over socket (the catalog's applicability).
 func transportSpecs(s *suite) {
 	s.spec("the process writes nothing to stdout but framed protocol messages, from start to exit, failing requests included",
-		[]string{"TRN-001"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-001"}, func(ctx context.Context, e *runEnv) {
 			ss := e.openPipelined(ctx)
 			// Every request is awaited without judging its answer (other
 			// requirements do); a framing fault ends the reading, and the
@@ -83,7 +83,7 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("the process exits within 5000 ms of SIGTERM",
-		[]string{"TRN-002"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-002"}, func(ctx context.Context, e *runEnv) {
 			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			sc := ss.r.Conn().(transport.SpawnConn)
@@ -101,12 +101,12 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("the server serves two simultaneous connections, each with its own initialize, and one's shutdown leaves the other working",
-		[]string{"TRN-003"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openPipelined(ctx)
 			b := e.raw(ctx)
 			ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
-			f, err := b.Call(ictx, "0", wire.MethodInitialize, InitializeParams(wire.RoleWorker))
+			f, err := b.Call(ictx, "0", wire.MethodInitialize, initializeParams(wire.RoleWorker))
 			Expect(err).NotTo(HaveOccurred(), "initialize on a second connection while the first is open: want an answer within 10 s")
 			expectResult(f, "initialize on a second connection while the first is open")
 			Expect(b.Notify(wire.MethodInitialized, "{}")).To(Succeed())
@@ -118,7 +118,7 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("after a connection closes, with or without shutdown, a new connection's initialize succeeds",
-		[]string{"TRN-004"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-004"}, func(ctx context.Context, e *runEnv) {
 			for _, clean := range []bool{true, false} {
 				r, err := e.openRaw(ctx)
 				Expect(err).NotTo(HaveOccurred(), "opening a connection")
@@ -148,7 +148,7 @@ func transportSpecs(s *suite) {
 	// before the close, never had the request in flight: not verified,
 	// whatever order its answers take.
 	s.spec("a connection closing without shutdown leaves a session/open of a page the suite holds in flight on another connection to complete normally",
-		[]string{"TRN-005"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-005"}, func(ctx context.Context, e *runEnv) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
 				Skip(notVerified + "the suite keeps a request in flight with session/open of a page its HTTP server holds, and the manifest does not list session/open")
 			}
@@ -222,7 +222,7 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("after exit, with or without shutdown, the server closes that connection within 2000 ms",
-		[]string{"TRN-006"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-006"}, func(ctx context.Context, e *runEnv) {
 			for _, clean := range []bool{true, false} {
 				r := e.initialized(ctx)
 				if clean {
