@@ -17,7 +17,7 @@ import (
 //
 // Files and times are checked when the suite shares the server's file
 // system and clock: it spawned the server, or reaches it on a loopback
-// address (Env.sharesHost). Over --connect to another address only the
+// address (runEnv.sharesHost). Over --connect to another address only the
 // shapes are checked. A path result of an engine that does not list
 // lifecycle/startAttempt (it never learned an artifactsDir) is likewise
 // checked for its shape only.
@@ -27,8 +27,8 @@ import (
 // form conforms (§4.16).
 func artifactSpecs(s *suite) {
 	s.spec("artifacts/screenshot, with and without label, returns exactly one of {path} and {data, mediaType: image/png}",
-		[]string{"ART-001"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"ART-001"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			for _, shot := range a.screenshots(ctx) {
 				_, hasPath := shot.res["path"]
 				_, hasData := shot.res["data"]
@@ -47,8 +47,8 @@ func artifactSpecs(s *suite) {
 		})
 
 	s.spec("a returned screenshot path is relative, uses /, has no .. segment, and names a PNG under artifactsDir when the response arrives",
-		[]string{"ART-002"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"ART-002"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			shared, why := e.sharesHost()
 			paths := 0
 			for _, shot := range a.screenshots(ctx) {
@@ -76,8 +76,8 @@ func artifactSpecs(s *suite) {
 		})
 
 	s.spec("returned screenshot data decodes from padded standard base64 to a valid PNG",
-		[]string{"ART-003"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"ART-003"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			datas := 0
 			for _, shot := range a.screenshots(ctx) {
 				var d string
@@ -98,8 +98,8 @@ func artifactSpecs(s *suite) {
 	// have shown nothing, §4.17); the segments' checks then have nothing to
 	// read, and a note says so.
 	s.spec("after startVideo (null) and a few actions, stopVideo returns segments in recording order, files existing under artifactsDir, links http(s) with a mediaType, and startedAt within the attempt ± 2000 ms",
-		[]string{"ART-004"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"ART-004"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			expectNull(a.call(ctx, wire.MethodStartVideo, ""), "artifacts/startVideo")
 			a.openFixtureRoot(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
@@ -161,8 +161,8 @@ func artifactSpecs(s *suite) {
 		})
 
 	s.spec("stopVideo without a startVideo in the attempt returns []",
-		[]string{"ART-005"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"ART-005"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			raw := expectResult(a.call(ctx, wire.MethodStopVideo, ""), "artifacts/stopVideo without startVideo")
 			var segs []json.RawMessage
 			err := json.Unmarshal(raw, &segs)

@@ -67,7 +67,7 @@ func (w *attemptWindow) sent(content []byte) {
 }
 
 // response files a response read on the connection.
-func (w *attemptWindow) response(f *Frame) {
+func (w *attemptWindow) response(f *frame) {
 	id := f.ID()
 	failed := f.Msg["error"] != nil
 	w.mu.Lock()
@@ -99,7 +99,7 @@ func (w *attemptWindow) admits(attemptID string) bool {
 // connection's attempt window (S2C-001). Engines whose manifest lists no
 // lifecycle/startAttempt are not judged here: where the suite would have
 // written one is the scenario spec's business.
-func (e *Env) checkAttemptWindow(f *Frame, mc msgCtx) {
+func (e *runEnv) checkAttemptWindow(f *frame, mc msgCtx) {
 	if mc.conn == nil || f.Msg == nil {
 		return
 	}

@@ -45,7 +45,7 @@ func errorSpecs(s *suite) {
 	// fill paths cannot be provoked and the spec ends not verified after the
 	// env path was judged.
 	s.spec("no error, engine/log line, attempt/* notification or stderr line contains the suite's canaries: E2E_SECRET_* env values, values answered to attempt/resolveSecret, sensitive fill values",
-		[]string{"ERR-007"}, func(ctx context.Context, e *Env) {
+		[]string{"ERR-007"}, func(ctx context.Context, e *runEnv) {
 			envCanary := fxCanary("e2e-conform-env-canary-")
 			e.Secret(envCanary)
 			for k, v := range e.cfg.Env {
@@ -129,7 +129,7 @@ func errorSpecs(s *suite) {
 	// run, and every stderr line of a spawned server, after the
 	// connections closed.
 	s.specNoFixture("no error, engine/log line, attempt/* notification or stderr line contains, raw or encoded, an E2E_SECRET_* env canary or a value answered to attempt/resolveSecret, without a fixture screen",
-		[]string{"ERR-007"}, func(ctx context.Context, e *Env) {
+		[]string{"ERR-007"}, func(ctx context.Context, e *runEnv) {
 			envCanary := fxCanary("e2e-conform-env-canary-") + canaryTail
 			e.Secret(envCanary)
 			env := map[string]string{"E2E_SECRET_CONFORMANCE_CORE_CANARY": envCanary}
@@ -145,7 +145,7 @@ func errorSpecs(s *suite) {
 			}
 			secretCanary := fxCanary("e2e-conform-resolved-canary-") + canaryTail
 			e.Secret(secretCanary)
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req != nil {
 				ss.hold = false

@@ -12,7 +12,7 @@ import (
 // things of each kind the suite observed and checked ("frame framed",
 // "engine error CANCELLED", "case replace:false"). A spec whose check
 // depends on something happening (an error drawn, a message sent, an action
-// run) records it with Env.observed and ends with Env.requireEvidence, so
+// run) records it with runEnv.observed and ends with runEnv.requireEvidence, so
 // that a check that saw nothing reports not verified, never passed (D58).
 // The JSON report carries each spec's and each requirement's evidence.
 type Evidence map[string]map[string]int
@@ -65,7 +65,7 @@ func (ev Evidence) describe(id string) string {
 // observed records one observation of what for requirement id, for the
 // spec running now and for the run (the run-wide checks read the latter).
 // It is safe for concurrent use (frames are checked on reader goroutines).
-func (e *Env) observed(id, what string) {
+func (e *runEnv) observed(id, what string) {
 	what = e.Redact(what) // an engine's code or method name could carry anything
 	if len(what) > 96 {
 		what = what[:96] + "…"
@@ -79,14 +79,14 @@ func (e *Env) observed(id, what string) {
 }
 
 // runObserved returns how many observations the run made for id so far.
-func (e *Env) runObserved(id string) int {
+func (e *runEnv) runObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.runEvidence.total(id)
 }
 
 // specObserved returns how many observations the running spec made for id.
-func (e *Env) specObserved(id string) int {
+func (e *runEnv) specObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.specEvidence.total(id)
@@ -94,7 +94,7 @@ func (e *Env) specObserved(id string) int {
 
 // specObservedWhat returns how many observations of what the running spec
 // made for id.
-func (e *Env) specObservedWhat(id, what string) int {
+func (e *runEnv) specObservedWhat(id, what string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.specEvidence[id][what]
@@ -102,7 +102,7 @@ func (e *Env) specObservedWhat(id, what string) int {
 
 // requireEvidence ends the running spec as not verified when it observed
 // nothing for requirement id; why says what it needed to see.
-func (e *Env) requireEvidence(id, why string) {
+func (e *runEnv) requireEvidence(id, why string) {
 	if e.specObserved(id) == 0 {
 		Skip(notVerified + why)
 	}
@@ -110,7 +110,7 @@ func (e *Env) requireEvidence(id, why string) {
 
 // requireRunEvidence is requireEvidence over the whole run's observations
 // (the run-wide checks).
-func (e *Env) requireRunEvidence(id, why string) {
+func (e *runEnv) requireRunEvidence(id, why string) {
 	if e.runObserved(id) == 0 {
 		Skip(notVerified + why)
 	}
@@ -124,7 +124,7 @@ func (e *Env) requireRunEvidence(id, why string) {
 // It also starts the spec's exchange: every frame of every connection
 // until endSpec, labelled by connection (trace.go), the failure report's
 // LastFrames.
-func (e *Env) beginSpec(ids []string) {
+func (e *runEnv) beginSpec(ids []string) {
 	e.mu.Lock()
 	e.specEvidence = Evidence{}
 	e.specIDs = ids
@@ -137,7 +137,7 @@ func (e *Env) beginSpec(ids []string) {
 // prepareSpec forgets the previous spec's exchange and broken stream, as
 // the spec starts (before the server-to-client scenario it may run, whose
 // broken stream counts as the spec's).
-func (e *Env) prepareSpec(ids []string) {
+func (e *runEnv) prepareSpec(ids []string) {
 	e.mu.Lock()
 	e.lastExchange, e.lastIDs = nil, ids
 	e.specBroken, e.specClients = "", nil
@@ -146,7 +146,7 @@ func (e *Env) prepareSpec(ids []string) {
 
 // frameReceived credits the running spec's requirements with one frame
 // read from the server.
-func (e *Env) frameReceived() {
+func (e *runEnv) frameReceived() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.specEvidence == nil {
@@ -159,7 +159,7 @@ func (e *Env) frameReceived() {
 
 // endSpec returns the running spec's evidence and stops recording it and
 // its exchange (which LastFrames still renders).
-func (e *Env) endSpec() Evidence {
+func (e *runEnv) endSpec() Evidence {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ev := e.specEvidence
@@ -169,7 +169,7 @@ func (e *Env) endSpec() Evidence {
 
 // adoptRunEvidence copies the run's observations for id into the running
 // spec's evidence (a run-wide check rests on the whole run's traffic).
-func (e *Env) adoptRunEvidence(id string) {
+func (e *runEnv) adoptRunEvidence(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.specEvidence == nil {

@@ -47,8 +47,8 @@ type workloadStep struct {
 
 // workload is the state of one run of the workload.
 type workload struct {
-	e       *Env
-	r       *Raw
+	e       *runEnv
+	r       *rawConn
 	n       int
 	run     string
 	attempt string
@@ -104,7 +104,7 @@ func (w *workload) op(sig string, aborted bool, reason string) string {
 // call writes one request and reads until it is answered (at most 10 s),
 // answering the server's requests as the client would. It reports false
 // once the connection is gone.
-func (w *workload) call(ctx context.Context, method, params string) (*Frame, bool) {
+func (w *workload) call(ctx context.Context, method, params string) (*frame, bool) {
 	if w.closed {
 		return nil, false
 	}
@@ -146,7 +146,7 @@ func (w *workload) call(ctx context.Context, method, params string) (*Frame, boo
 }
 
 // answerServer answers a server request as the suite's client does.
-func (w *workload) answerServer(f *Frame) {
+func (w *workload) answerServer(f *frame) {
 	msg := `{"jsonrpc":"2.0","id":` + string(f.Msg["id"])
 	if f.Method() == wire.MethodResolveSecret {
 		v := "s3cr3t-canary-exercise"
@@ -275,7 +275,7 @@ func undeclaredKind(m wire.Manifest) string {
 
 // exercise runs the workload once per run (later calls return at once) and
 // reports what it did, for the run-wide specs' notes.
-func (e *Env) exercise(ctx context.Context) string {
+func (e *runEnv) exercise(ctx context.Context) string {
 	e.mu.Lock()
 	if e.exercised != "" {
 		s := e.exercised
@@ -290,8 +290,8 @@ func (e *Env) exercise(ctx context.Context) string {
 	return summary
 }
 
-func (e *Env) runWorkload(ctx context.Context) string {
-	r, err := e.Raw(ctx)
+func (e *runEnv) runWorkload(ctx context.Context) string {
+	r, err := e.openRaw(ctx)
 	if err != nil {
 		return "the run-wide workload could not connect: " + err.Error()
 	}

@@ -170,7 +170,7 @@ func (p pipeConn) Close(time.Duration) error {
 func (p pipeConn) Diagnostics() string { return "exit status 3; stderr: boom" }
 
 // fakeServer returns a raw connection whose server side the test drives.
-func fakeServer(t *testing.T, e *Env) (*Raw, *io.PipeWriter, *io.PipeReader) {
+func fakeServer(t *testing.T, e *runEnv) (*rawConn, *io.PipeWriter, *io.PipeReader) {
 	t.Helper()
 	fromServer, serverOut := io.Pipe()
 	serverIn, toServer := io.Pipe()
@@ -179,8 +179,10 @@ func fakeServer(t *testing.T, e *Env) (*Raw, *io.PipeWriter, *io.PipeReader) {
 	return r, serverOut, serverIn
 }
 
-func testEnv() *Env {
-	return &Env{violations: map[string][]violationRec{}, sent: map[string]bool{}, runEvidence: Evidence{}}
+func testEnv() *runEnv {
+	e := &runEnv{runEvidence: Evidence{}}
+	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}}
+	return e
 }
 
 func TestAFramingFaultEndsTheStreamAtOnce(t *testing.T) {
@@ -234,7 +236,7 @@ func TestViolationsNameTheMessageAndConnection(t *testing.T) {
 	e := testEnv()
 	c := e.newConn(roleClient)
 	c.remember("conn 1 (client) send {\"id\":7,\"method\":\"engine/observe\"}")
-	f := &Frame{Msg: map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": json.RawMessage("7"), "error": json.RawMessage(`{"code":-32000,"message":""}`)}}
+	f := &frame{Msg: map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": json.RawMessage("7"), "error": json.RawMessage(`{"code":-32000,"message":""}`)}}
 	mc := msgCtx{conn: c, where: describeMessage(f, "engine/observe (id 7)")}
 	e.violationIn(mc, "ERR-006", "an error with an empty message (code %d)", -32000)
 	v := e.violationRecords("ERR-006")

@@ -65,7 +65,7 @@ var runWideChecks = []runWideCheck{
 func globalSpecs(s *suite) {
 	for _, c := range runWideChecks {
 		c := c
-		s.spec(c.text, []string{c.id}, func(ctx context.Context, e *Env) {
+		s.spec(c.text, []string{c.id}, func(ctx context.Context, e *runEnv) {
 			AddReportEntry("note", e.exercise(ctx))
 			e.adoptRunEvidence(c.id)
 			v := e.Violations(c.id)

@@ -15,15 +15,15 @@ import (
 )
 
 // raw opens a raw connection that is closed when the spec ends.
-func (e *Env) raw(ctx context.Context) *Raw {
-	r, err := e.Raw(ctx)
+func (e *runEnv) raw(ctx context.Context) *rawConn {
+	r, err := e.openRaw(ctx)
 	Expect(err).NotTo(HaveOccurred(), "opening a connection to the engine")
 	DeferCleanup(func() { _ = r.Close(5 * time.Second) })
 	return r
 }
 
 // initialized opens a raw connection and runs the handshake.
-func (e *Env) initialized(ctx context.Context) *Raw {
+func (e *runEnv) initialized(ctx context.Context) *rawConn {
 	r := e.raw(ctx)
 	_, err := r.Initialize(ctx)
 	Expect(err).NotTo(HaveOccurred(), "initialize")
@@ -31,7 +31,7 @@ func (e *Env) initialized(ctx context.Context) *Raw {
 }
 
 // open opens a client connection that is closed when the spec ends.
-func (e *Env) open(ctx context.Context) (*client.Conn, *Messages) {
+func (e *runEnv) open(ctx context.Context) (*client.Conn, *notifications) {
 	c, msgs, err := e.Open(ctx, wire.RoleWorker)
 	Expect(err).NotTo(HaveOccurred(), "opening and initializing a connection")
 	DeferCleanup(func() { _ = c.Close(5 * time.Second) })
@@ -39,7 +39,7 @@ func (e *Env) open(ctx context.Context) (*client.Conn, *Messages) {
 }
 
 // inAttempt opens a client connection with an attempt started.
-func (e *Env) inAttempt(ctx context.Context) (*client.Conn, client.Op, *Messages) {
+func (e *runEnv) inAttempt(ctx context.Context) (*client.Conn, client.Op, *notifications) {
 	c, msgs := e.open(ctx)
 	op, err := e.Attempt(ctx, c)
 	Expect(err).NotTo(HaveOccurred(), "starting an attempt")
@@ -47,7 +47,7 @@ func (e *Env) inAttempt(ctx context.Context) (*client.Conn, client.Op, *Messages
 }
 
 // expectCode checks that f is an error response with code.
-func expectCode(f *Frame, code int64, what string) *wire.ErrorObject {
+func expectCode(f *frame, code int64, what string) *wire.ErrorObject {
 	eo := f.Error()
 	Expect(eo).NotTo(BeNil(), "%s: want error %d, got result %s", what, code, clip(string(f.Result())))
 	Expect(eo.Code).To(Equal(code), "%s: want error %d, got %d %q", what, code, eo.Code, eo.Message)
@@ -55,7 +55,7 @@ func expectCode(f *Frame, code int64, what string) *wire.ErrorObject {
 }
 
 // expectResult checks that f is a successful response.
-func expectResult(f *Frame, what string) json.RawMessage {
+func expectResult(f *frame, what string) json.RawMessage {
 	eo := f.Error()
 	Expect(eo).To(BeNil(), "%s: want a result, got error %v", what, eo)
 	return f.Result()
@@ -94,7 +94,7 @@ func orDefault(s, d string) string {
 // engine/observe, an open refused with an error (the staging rule, fxOpen),
 // no marker within 5 s — skips the spec as not verified: fixture
 // requirements are never passed by default.
-func (e *Env) stage(ctx context.Context, c *client.Conn, op client.Op, path, marker string) *wire.EngineSnapshot {
+func (e *runEnv) stage(ctx context.Context, c *client.Conn, op client.Op, path, marker string) *wire.EngineSnapshot {
 	if !e.Manifest.Lists(wire.MethodOpen) || !e.Manifest.Lists(wire.MethodObserve) {
 		Skip(notVerified + "the suite stages fixture screens with session/open and reads them with engine/observe, and the engine lacks one of them")
 	}

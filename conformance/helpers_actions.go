@@ -56,35 +56,35 @@ const (
 	actPollEvery = 50 * time.Millisecond
 )
 
-// actor is a client connection with an attempt started, a staged fixture
+// screenClient is a client connection with an attempt started, a staged fixture
 // screen, and the newest observation of it.
-type actor struct {
-	e      *Env
+type screenClient struct {
+	e      *runEnv
 	c      *client.Conn
 	op     client.Op
-	msgs   *Messages
+	msgs   *notifications
 	screen fixture.Screen
 	snap   *wire.EngineSnapshot
 	obs    int // observations made, for the revisions the suite sends
 }
 
-// actor opens a client connection and starts an attempt on it; both end
+// openScreenClient opens a client connection and starts an attempt on it; both end
 // when the spec ends.
-func (e *Env) actor(ctx context.Context) *actor {
+func (e *runEnv) openScreenClient(ctx context.Context) *screenClient {
 	c, op, msgs := e.inAttempt(ctx)
-	return &actor{e: e, c: c, op: op, msgs: msgs}
+	return &screenClient{e: e, c: c, op: op, msgs: msgs}
 }
 
 // stage opens the fixture screen s (not verified when the engine cannot
 // stage it) and keeps the first observation showing its marker.
-func (a *actor) stage(ctx context.Context, s fixture.Screen) {
+func (a *screenClient) stage(ctx context.Context, s fixture.Screen) {
 	a.snap = a.e.stage(ctx, a.c, a.op, s.Path, s.Marker)
 	a.screen = s
 	a.obs++
 }
 
 // observe takes a new observation and keeps it as the newest.
-func (a *actor) observe(ctx context.Context) *wire.EngineSnapshot {
+func (a *screenClient) observe(ctx context.Context) *wire.EngineSnapshot {
 	snap, err := a.c.Observe(ctx, a.op, nil)
 	Expect(err).NotTo(HaveOccurred(), "engine/observe of the %s screen: want a snapshot, got an error", a.screen.Name)
 	a.snap = snap
@@ -93,14 +93,14 @@ func (a *actor) observe(ctx context.Context) *wire.EngineSnapshot {
 }
 
 // root is the root of the newest observation.
-func (a *actor) root() *wire.SemanticNode { return &a.snap.Root }
+func (a *screenClient) root() *wire.SemanticNode { return &a.snap.Root }
 
 // revision is the revision the suite gives refs of the newest observation.
-func (a *actor) revision() string { return fmt.Sprintf("b%d", a.obs) }
+func (a *screenClient) revision() string { return fmt.Sprintf("b%d", a.obs) }
 
 // node returns el's node in the newest observation; the fixture contract
 // requires every element to be shown once the marker is.
-func (a *actor) node(el fixture.Element) *wire.SemanticNode {
+func (a *screenClient) node(el fixture.Element) *wire.SemanticNode {
 	n := el.Find(a.root())
 	Expect(n).NotTo(BeNil(), "the %s screen shows its marker but no node with test id %q (%s), which the fixture contract requires it to show",
 		a.screen.Name, el.TestID, orDefault(el.Name, el.Role))
@@ -109,20 +109,20 @@ func (a *actor) node(el fixture.Element) *wire.SemanticNode {
 
 // refIn returns el's ref in the newest observation, with the suite's
 // revision.
-func (a *actor) refIn(el fixture.Element) wire.NodeRef {
+func (a *screenClient) refIn(el fixture.Element) wire.NodeRef {
 	r := a.node(el).Ref
 	r.Revision = a.revision()
 	return r
 }
 
 // ref observes and returns el's current ref.
-func (a *actor) ref(ctx context.Context, el fixture.Element) wire.NodeRef {
+func (a *screenClient) ref(ctx context.Context, el fixture.Element) wire.NodeRef {
 	a.observe(ctx)
 	return a.refIn(el)
 }
 
 // rootRef observes and returns the root's current ref.
-func (a *actor) rootRef(ctx context.Context) wire.NodeRef {
+func (a *screenClient) rootRef(ctx context.Context) wire.NodeRef {
 	a.observe(ctx)
 	r := a.root().Ref
 	r.Revision = a.revision()
@@ -130,22 +130,22 @@ func (a *actor) rootRef(ctx context.Context) wire.NodeRef {
 }
 
 // perform sends action to el's current ref.
-func (a *actor) perform(ctx context.Context, el fixture.Element, action wire.LocatorAction) error {
+func (a *screenClient) perform(ctx context.Context, el fixture.Element, action wire.LocatorAction) error {
 	return a.c.Perform(ctx, a.op, a.ref(ctx, el), action)
 }
 
 // can reports whether the manifest declares the node action kind.
-func (a *actor) can(kind string) bool {
+func (a *screenClient) can(kind string) bool {
 	return a.e.Manifest.Lists(wire.MethodPerform) && a.e.Manifest.HasAction(kind)
 }
 
 // canPointer reports whether the manifest declares the pointer action kind.
-func (a *actor) canPointer(kind string) bool {
+func (a *screenClient) canPointer(kind string) bool {
 	return a.e.Manifest.Lists(wire.MethodPerformAt) && a.e.Manifest.HasPointerAction(kind)
 }
 
 // status reads a status element of the newest observation.
-func (a *actor) status(s fixture.Status) string {
+func (a *screenClient) status(s fixture.Status) string {
 	v, ok := s.Read(a.root())
 	Expect(ok).To(BeTrue(), "the %s screen's status %q (test id %q) does not show the text %q followed by its value, as the fixture contract requires",
 		a.screen.Name, s.Label, s.TestID, s.Label+": ")
@@ -153,7 +153,7 @@ func (a *actor) status(s fixture.Status) string {
 }
 
 // count reads a counter status of the newest observation.
-func (a *actor) count(s fixture.Status) int {
+func (a *screenClient) count(s fixture.Status) int {
 	v := a.status(s)
 	n, ok := fixture.ParseCount(v)
 	Expect(ok).To(BeTrue(), "the %s screen's status %q shows %q, want a decimal counter", a.screen.Name, s.Label, v)
@@ -161,7 +161,7 @@ func (a *actor) count(s fixture.Status) int {
 }
 
 // offset reads an offset status ("x, y") of the newest observation.
-func (a *actor) offset(s fixture.Status) (x, y float64) {
+func (a *screenClient) offset(s fixture.Status) (x, y float64) {
 	v := a.status(s)
 	x, y, ok := fixture.ParseOffset(v)
 	Expect(ok).To(BeTrue(), "the %s screen's status %q shows %q, want an offset \"<x>, <y>\"", a.screen.Name, s.Label, v)
@@ -169,7 +169,7 @@ func (a *actor) offset(s fixture.Status) (x, y float64) {
 }
 
 // value is el's observed value ("" and false when absent).
-func (a *actor) value(el fixture.Element) (string, bool) {
+func (a *screenClient) value(el fixture.Element) (string, bool) {
 	n := a.node(el)
 	if n.Value == nil {
 		return "", false
@@ -179,7 +179,7 @@ func (a *actor) value(el fixture.Element) (string, bool) {
 
 // await observes until done accepts the newest observation, for at most
 // actEffectWait; it reports whether done accepted one.
-func (a *actor) await(ctx context.Context, done func() bool) bool {
+func (a *screenClient) await(ctx context.Context, done func() bool) bool {
 	deadline := time.Now().Add(actEffectWait)
 	for {
 		a.observe(ctx)
@@ -195,7 +195,7 @@ func (a *actor) await(ctx context.Context, done func() bool) bool {
 
 // quiet observes for actQuietWait and reports whether changed accepted an
 // observation (the newest one kept is then the changed one).
-func (a *actor) quiet(ctx context.Context, changed func() bool) bool {
+func (a *screenClient) quiet(ctx context.Context, changed func() bool) bool {
 	deadline := time.Now().Add(actQuietWait)
 	for {
 		a.observe(ctx)
@@ -211,7 +211,7 @@ func (a *actor) quiet(ctx context.Context, changed func() bool) bool {
 
 // awaitCount waits for the counter s to leave before and returns its
 // value.
-func (a *actor) awaitCount(ctx context.Context, s fixture.Status, before int) int {
+func (a *screenClient) awaitCount(ctx context.Context, s fixture.Status, before int) int {
 	a.await(ctx, func() bool { return a.count(s) != before })
 	return a.count(s)
 }
@@ -226,7 +226,7 @@ func actPause(ctx context.Context, d time.Duration) {
 
 // center is the centre of el's rect in the newest observation; false when
 // the node reports no rect.
-func (a *actor) center(el fixture.Element) (wire.ViewportPoint, bool) {
+func (a *screenClient) center(el fixture.Element) (wire.ViewportPoint, bool) {
 	n := a.node(el)
 	if n.Rect == nil {
 		return wire.ViewportPoint{}, false
@@ -239,7 +239,7 @@ func (a *actor) center(el fixture.Element) (wire.ViewportPoint, bool) {
 // that a rounding engine shows. It skips the spec as not verified when
 // the node reports no rect or lies outside the viewport: the suite then has
 // no point to act at.
-func (a *actor) pointIn(el fixture.Element, fx, fy float64) wire.ViewportPoint {
+func (a *screenClient) pointIn(el fixture.Element, fx, fy float64) wire.ViewportPoint {
 	n := a.node(el)
 	if n.Rect == nil {
 		Skip(notVerified + fmt.Sprintf("the %s screen's node %q reports no rect, so the suite has no point on it to act at", a.screen.Name, el.TestID))
@@ -260,7 +260,7 @@ func (a *actor) pointIn(el fixture.Element, fx, fy float64) wire.ViewportPoint {
 // the tap action, the press action with Enter, or a pointer tap at the
 // centre of its rect. It reports false when it has none (the caller
 // decides whether its spec can go on).
-func (a *actor) click(ctx context.Context, el fixture.Element) bool {
+func (a *screenClient) click(ctx context.Context, el fixture.Element) bool {
 	switch {
 	case a.can(wire.ActionTap):
 		err := a.perform(ctx, el, wire.LocatorAction{Kind: wire.ActionTap})
@@ -284,7 +284,7 @@ func (a *actor) click(ctx context.Context, el fixture.Element) bool {
 
 // focus gives el the focus: the focus action, or else a click. Without
 // either the spec is not verified.
-func (a *actor) focus(ctx context.Context, el fixture.Element) {
+func (a *screenClient) focus(ctx context.Context, el fixture.Element) {
 	if a.can(wire.ActionFocus) {
 		err := a.perform(ctx, el, wire.LocatorAction{Kind: wire.ActionFocus})
 		Expect(err).NotTo(HaveOccurred(), "focus on %q to prepare the check: want null, got an error", el.TestID)
@@ -324,7 +324,7 @@ func actExpectEngineError(err error, what string, codes ...engineerr.Code) *engi
 // the spec's client connection, read from the frames the suite recorded;
 // false when the pair is no longer among them (or the response has no
 // result).
-func (e *Env) actLastResult(method string) (string, bool) {
+func (e *runEnv) actLastResult(method string) (string, bool) {
 	e.mu.Lock()
 	frames := append([]frameRecord(nil), e.frames...)
 	e.mu.Unlock()
@@ -360,7 +360,7 @@ func (e *Env) actLastResult(method string) (string, bool) {
 // that its result was exactly null: the client library reports success
 // for any result of a void method, and the catalog's "gets null" is
 // checked here.
-func (e *Env) actExpectVoid(err error, method, what string) {
+func (e *runEnv) actExpectVoid(err error, method, what string) {
 	Expect(err).NotTo(HaveOccurred(), "%s: want null, got an error", what)
 	res, ok := e.actLastResult(method)
 	if !ok {
@@ -419,7 +419,7 @@ func actDigestChange(before, after []string) string {
 
 // expectUnchanged watches the screen for actQuietWait and fails when it
 // changes from before.
-func (a *actor) expectUnchanged(ctx context.Context, before []string, what string) {
+func (a *screenClient) expectUnchanged(ctx context.Context, before []string, what string) {
 	var change string
 	a.quiet(ctx, func() bool {
 		change = actDigestChange(before, actDigest(a.root()))
@@ -437,7 +437,7 @@ func actToken() string {
 
 // actTempFiles creates two small files under the run's artifacts directory
 // and returns their absolute paths, in the order of their base names.
-func (e *Env) actTempFiles() []string {
+func (e *runEnv) actTempFiles() []string {
 	dir, err := os.MkdirTemp(e.Artifacts, "input-files-")
 	Expect(err).NotTo(HaveOccurred(), "creating a directory for setInputFiles")
 	dir, err = filepath.Abs(dir)
@@ -470,21 +470,21 @@ type actProbe struct {
 	// target is the node acted on; nil is the root.
 	target *fixture.Element
 	// witness reads what the action changes, from the newest observation.
-	witness func(a *actor) string
+	witness func(a *screenClient) string
 	// prepare, when set, brings the screen to a state where the action has
 	// an effect, with declared kinds only; it reports false when it cannot.
-	prepare func(ctx context.Context, a *actor) bool
+	prepare func(ctx context.Context, a *screenClient) bool
 	// action builds the action from the newest observation; nil is
 	// {kind} alone.
-	action func(a *actor) wire.LocatorAction
+	action func(a *screenClient) wire.LocatorAction
 }
 
-func actStatusWitness(s fixture.Status) func(a *actor) string {
-	return func(a *actor) string { return a.status(s) }
+func actStatusWitness(s fixture.Status) func(a *screenClient) string {
+	return func(a *screenClient) string { return a.status(s) }
 }
 
-func actValueWitness(el fixture.Element) func(a *actor) string {
-	return func(a *actor) string {
+func actValueWitness(el fixture.Element) func(a *screenClient) string {
+	return func(a *screenClient) string {
 		v, ok := a.value(el)
 		if !ok {
 			return "(no value)"
@@ -493,12 +493,12 @@ func actValueWitness(el fixture.Element) func(a *actor) string {
 	}
 }
 
-func actStateWitness(el fixture.Element, state string) func(a *actor) string {
-	return func(a *actor) string { return fmt.Sprintf("%s: %v", state, a.node(el).State(state)) }
+func actStateWitness(el fixture.Element, state string) func(a *screenClient) string {
+	return func(a *screenClient) string { return fmt.Sprintf("%s: %v", state, a.node(el).State(state)) }
 }
 
-func actItemsWitness(el fixture.Element) func(a *actor) string {
-	return func(a *actor) string { return strings.Join(el.Items(a.root()), " | ") }
+func actItemsWitness(el fixture.Element) func(a *screenClient) string {
+	return func(a *screenClient) string { return strings.Join(el.Items(a.root()), " | ") }
 }
 
 func actElem(el fixture.Element) *fixture.Element { return &el }
@@ -512,29 +512,29 @@ func actProbes() []actProbe {
 		{kind: wire.ActionSecondaryTap, screen: fixture.Counter, target: actElem(fixture.CounterTap), witness: actStatusWitness(fixture.CounterSecondaryTaps)},
 		{kind: wire.ActionLongPress, screen: fixture.Counter, target: actElem(fixture.CounterTap), witness: actStatusWitness(fixture.CounterLongPresses)},
 		{kind: wire.ActionFill, screen: fixture.Form, target: actElem(fixture.FormName), witness: actValueWitness(fixture.FormName),
-			action: func(*actor) wire.LocatorAction {
+			action: func(*screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionFill, Value: "e2e-conform probe"}
 			}},
 		{kind: wire.ActionCheck, screen: fixture.Form, target: actElem(fixture.FormSubscribe), witness: actStateWitness(fixture.FormSubscribe, "checked")},
 		{kind: wire.ActionSelectOption, screen: fixture.Form, target: actElem(fixture.FormFruit), witness: actStatusWitness(fixture.FormFruitStatus),
-			action: func(*actor) wire.LocatorAction {
+			action: func(*screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionSelectOption, Option: wire.SelectOption{By: "value", Text: fixture.FruitOptions[1].Value}}
 			}},
 		{kind: wire.ActionSetInputFiles, screen: fixture.Form, target: actElem(fixture.FormFiles), witness: actStatusWitness(fixture.FormFilesStatus),
-			action: func(a *actor) wire.LocatorAction {
+			action: func(a *screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: a.e.actTempFiles()}
 			}},
 		{kind: wire.ActionDragTo, screen: fixture.Form, target: actElem(fixture.FormDragSource), witness: actStatusWitness(fixture.FormDrops),
-			action: func(a *actor) wire.LocatorAction {
+			action: func(a *screenClient) wire.LocatorAction {
 				t := a.refIn(fixture.FormDropTarget)
 				return wire.LocatorAction{Kind: wire.ActionDragTo, Target: &t}
 			}},
 		{kind: wire.ActionPress, screen: fixture.Keys, target: actElem(fixture.KeysInput), witness: actItemsWitness(fixture.KeysLog),
-			action: func(*actor) wire.LocatorAction { return wire.LocatorAction{Kind: wire.ActionPress, Key: "x"} }},
+			action: func(*screenClient) wire.LocatorAction { return wire.LocatorAction{Kind: wire.ActionPress, Key: "x"} }},
 		{kind: wire.ActionFocus, screen: fixture.Form, target: actElem(fixture.FormName), witness: actStateWitness(fixture.FormName, "focused")},
 		{kind: wire.ActionScrollIntoView, screen: fixture.Tree, target: actElem(fixture.TreeBelowFold), witness: actStatusWitness(fixture.TreeScrollOffset)},
 		{kind: wire.ActionHover, screen: fixture.Counter, target: actElem(fixture.CounterHoverTarget), witness: actStatusWitness(fixture.CounterHovers),
-			prepare: func(ctx context.Context, a *actor) bool {
+			prepare: func(ctx context.Context, a *screenClient) bool {
 				if !a.can(wire.ActionHover) {
 					return false
 				}
@@ -544,7 +544,7 @@ func actProbes() []actProbe {
 				return true
 			}},
 		{kind: wire.ActionClear, screen: fixture.Form, target: actElem(fixture.FormName), witness: actValueWitness(fixture.FormName),
-			prepare: func(ctx context.Context, a *actor) bool {
+			prepare: func(ctx context.Context, a *screenClient) bool {
 				if !a.can(wire.ActionFill) {
 					return false
 				}
@@ -553,7 +553,7 @@ func actProbes() []actProbe {
 				return true
 			}},
 		{kind: wire.ActionUncheck, screen: fixture.Form, target: actElem(fixture.FormSubscribe), witness: actStateWitness(fixture.FormSubscribe, "checked"),
-			prepare: func(ctx context.Context, a *actor) bool {
+			prepare: func(ctx context.Context, a *screenClient) bool {
 				if a.can(wire.ActionCheck) {
 					err := a.perform(ctx, fixture.FormSubscribe, wire.LocatorAction{Kind: wire.ActionCheck})
 					Expect(err).NotTo(HaveOccurred(), "check of %q to give uncheck something to do: want null, got an error", fixture.FormSubscribe.TestID)
@@ -562,14 +562,14 @@ func actProbes() []actProbe {
 				return a.click(ctx, fixture.FormSubscribe) // a tap toggles the checkbox
 			}},
 		{kind: wire.ActionSwipe, screen: fixture.Tree, witness: actStatusWitness(fixture.TreeScrollOffset),
-			action: func(*actor) wire.LocatorAction {
+			action: func(*screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionSwipe, Direction: wire.DirectionDown}
 			}},
 	}
 }
 
 // targetRef is the probe target's ref in the newest observation.
-func (p actProbe) targetRef(a *actor) wire.NodeRef {
+func (p actProbe) targetRef(a *screenClient) wire.NodeRef {
 	if p.target == nil {
 		r := a.root().Ref
 		r.Revision = a.revision()
@@ -579,7 +579,7 @@ func (p actProbe) targetRef(a *actor) wire.NodeRef {
 }
 
 // build returns the probe's action from the newest observation.
-func (p actProbe) build(a *actor) wire.LocatorAction {
+func (p actProbe) build(a *screenClient) wire.LocatorAction {
 	if p.action != nil {
 		return p.action(a)
 	}
@@ -599,18 +599,18 @@ func (p actProbe) targetName() string {
 // ptrProbe is one pointer action kind tried on the pointer screen.
 type ptrProbe struct {
 	kind   string
-	action func(a *actor) (wire.ViewportPoint, wire.PointerAction)
+	action func(a *screenClient) (wire.ViewportPoint, wire.PointerAction)
 }
 
 // ptrProbes lists every POINTER_ACTION_KINDS member once.
 func ptrProbes() []ptrProbe {
 	at := func(kind string) ptrProbe {
-		return ptrProbe{kind: kind, action: func(a *actor) (wire.ViewportPoint, wire.PointerAction) {
+		return ptrProbe{kind: kind, action: func(a *screenClient) (wire.ViewportPoint, wire.PointerAction) {
 			return a.pointIn(fixture.PointerSurface, 0.5, 0.5), wire.PointerAction{Kind: kind}
 		}}
 	}
 	path := func(kind string) ptrProbe {
-		return ptrProbe{kind: kind, action: func(a *actor) (wire.ViewportPoint, wire.PointerAction) {
+		return ptrProbe{kind: kind, action: func(a *screenClient) (wire.ViewportPoint, wire.PointerAction) {
 			t := a.pointIn(fixture.PointerSurface, 0.8, 0.7)
 			return a.pointIn(fixture.PointerSurface, 0.2, 0.3), wire.PointerAction{Kind: kind, Target: &t}
 		}}
@@ -618,7 +618,7 @@ func ptrProbes() []ptrProbe {
 	return []ptrProbe{
 		at(wire.ActionTap), at(wire.ActionDoubleTap), at(wire.ActionSecondaryTap), at(wire.ActionLongPress), at(wire.ActionHover),
 		path(wire.ActionDragTo),
-		{kind: wire.ActionSwipe, action: func(a *actor) (wire.ViewportPoint, wire.PointerAction) {
+		{kind: wire.ActionSwipe, action: func(a *screenClient) (wire.ViewportPoint, wire.PointerAction) {
 			return a.pointIn(fixture.PointerScrollBox, 0.5, 0.5), wire.PointerAction{Kind: wire.ActionSwipe, Direction: wire.DirectionDown}
 		}},
 		path(wire.ActionSwipeTo),
@@ -630,7 +630,7 @@ func ptrProbes() []ptrProbe {
 // pointerEvents returns the pointer screen's log lines of the newest
 // observation from index from on, parsed; a line that does not parse
 // fails the spec.
-func (a *actor) pointerEvents(from int) []fixture.PointerEvent {
+func (a *screenClient) pointerEvents(from int) []fixture.PointerEvent {
 	items := fixture.PointerLog.Items(a.root())
 	var out []fixture.PointerEvent
 	for i := from; i < len(items); i++ {
@@ -662,7 +662,7 @@ func ptrEventLines(evs []fixture.PointerEvent) []string {
 }
 
 // ptrLogLen is the length of the pointer log in the newest observation.
-func (a *actor) ptrLogLen() int { return len(fixture.PointerLog.Items(a.root())) }
+func (a *screenClient) ptrLogLen() int { return len(fixture.PointerLog.Items(a.root())) }
 
 // ---- keys (ACT-005, KEY-001, KEY-004) ----
 
@@ -677,13 +677,13 @@ var actPressKeys = []string{"Enter", "Escape", "ArrowLeft", "ArrowRight", "Home"
 	"a", "7", " ", "é", "Shift+a", "Control+a", "Shift+ArrowLeft", "Control+Shift+End", "ControlOrMeta+b", "Shift++", "Tab"}
 
 // keyLog returns the keys screen's log lines of the newest observation.
-func (a *actor) keyLog() []string { return fixture.KeysLog.Items(a.root()) }
+func (a *screenClient) keyLog() []string { return fixture.KeysLog.Items(a.root()) }
 
 // expectKeyDelivered checks one pressed key: the call either succeeded and
 // the keys screen logged exactly one new keydown, of that key, or failed
 // with UNSUPPORTED_CAPABILITY and the screen logged nothing. before is the
 // log length when the key was sent.
-func (a *actor) expectKeyDelivered(ctx context.Context, key string, err error, before int, what string) {
+func (a *screenClient) expectKeyDelivered(ctx context.Context, key string, err error, before int, what string) {
 	k, perr := wire.ParseKey(key)
 	Expect(perr).NotTo(HaveOccurred(), "the suite's key %q is in the grammar", key)
 	if err != nil {

@@ -41,7 +41,7 @@ import (
 
 // fxOpen opens the fixture URL u on a client connection under the staging
 // rule.
-func (e *Env) fxOpen(ctx context.Context, c *client.Conn, op client.Op, u string) {
+func (e *runEnv) fxOpen(ctx context.Context, c *client.Conn, op client.Op, u string) {
 	err := c.Open(ctx, op, u)
 	if err == nil {
 		return
@@ -61,7 +61,7 @@ func stagingRefused(u string, eo *wire.ErrorObject) {
 
 // fxStage stages screen s (its path, or path when not "", e.g. a storage
 // path with a query) and returns the first observation showing its marker.
-func (e *Env) fxStage(ctx context.Context, c *client.Conn, op client.Op, s fixture.Screen, path string) *wire.EngineSnapshot {
+func (e *runEnv) fxStage(ctx context.Context, c *client.Conn, op client.Op, s fixture.Screen, path string) *wire.EngineSnapshot {
 	if path == "" {
 		path = s.Path
 	}
@@ -86,14 +86,14 @@ func fxNode(snap *wire.EngineSnapshot, s fixture.Screen, el fixture.Element) *wi
 
 // fxCanPerform reports whether the engine declares engine/perform with the
 // action kind.
-func (e *Env) fxCanPerform(kind string) bool {
+func (e *runEnv) fxCanPerform(kind string) bool {
 	return e.Manifest.Lists(wire.MethodPerform) && e.Manifest.HasAction(kind)
 }
 
 // fxNeed skips the running spec as not verified unless the engine lists
 // every method given: the spec needs them to stage or read back the
 // fixture, although its requirement applies without them.
-func (e *Env) fxNeed(why string, methods ...string) {
+func (e *runEnv) fxNeed(why string, methods ...string) {
 	for _, m := range methods {
 		if !e.Manifest.Lists(m) {
 			Skip(notVerified + fmt.Sprintf("the engine does not list %s, which the suite needs %s", m, why))
@@ -137,7 +137,7 @@ func fxCanary(prefix string) string {
 }
 
 // fxSecrets returns every value registered with e.Secret so far.
-func (e *Env) fxSecrets() []string {
+func (e *runEnv) fxSecrets() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.secrets...)
@@ -160,7 +160,7 @@ func fxLeaks(where string, lines, values []string) []string {
 
 // fxAttemptWithEnv is e.Attempt with env added to the lifecycle/init env
 // (the suite's configured env first, env winning on a clash).
-func (e *Env) fxAttemptWithEnv(ctx context.Context, c *client.Conn, env map[string]string) client.Op {
+func (e *runEnv) fxAttemptWithEnv(ctx context.Context, c *client.Conn, env map[string]string) client.Op {
 	run := e.nextID("run")
 	if e.Manifest.Lists(wire.MethodInit) {
 		all := map[string]string{}
@@ -404,7 +404,7 @@ func fxCheckCases(ctx context.Context, c *client.Conn, op client.Op, snap *wire.
 }
 
 // fxLocateCases stages screen s in a new attempt and checks cases on it.
-func (e *Env) fxLocateCases(ctx context.Context, s fixture.Screen, cases []fxCase) {
+func (e *runEnv) fxLocateCases(ctx context.Context, s fixture.Screen, cases []fxCase) {
 	c, op, _ := e.inAttempt(ctx)
 	snap := e.fxStage(ctx, c, op, s, "")
 	problems := fxCheckCases(ctx, c, op, snap, cases)
@@ -535,7 +535,7 @@ func fxStateProblems(snap *wire.EngineSnapshot, s fixture.Screen) []string {
 // screen that does not store the values, or still shows others (persisted
 // across connections, with no session/reset to clear them), cannot give
 // the state the spec needs: not verified.
-func (e *Env) fxCaptureStored(ctx context.Context, values []string) *wire.EngineState {
+func (e *runEnv) fxCaptureStored(ctx context.Context, values []string) *wire.EngineState {
 	c, op, _ := e.inAttempt(ctx)
 	if e.Manifest.Lists(wire.MethodReset) {
 		err := c.Reset(ctx, op)
@@ -575,7 +575,7 @@ func fxWithout(l, drop []string) []string {
 // calling spec judges what happened before, and LIFE-013/016 judge these
 // calls. A spawned server's stderr has been read to its end once Close
 // returns.
-func (e *Env) fxEnd(ctx context.Context, c *client.Conn) {
+func (e *runEnv) fxEnd(ctx context.Context, c *client.Conn) {
 	for _, m := range []string{wire.MethodEndAttempt, wire.MethodDispose} {
 		if !e.Manifest.Lists(m) {
 			continue
@@ -597,7 +597,7 @@ func (e *Env) fxEnd(ctx context.Context, c *client.Conn) {
 // connection that cannot be opened LIFE-001's and MAN-004's: both are
 // noted and passed over (their errors were searched for canaries like
 // every other).
-func (e *Env) fxRunWithEnv(ctx context.Context, env map[string]string) {
+func (e *runEnv) fxRunWithEnv(ctx context.Context, env map[string]string) {
 	rc, _, err := e.Open(ctx, wire.RoleRun)
 	if err != nil {
 		noteEntry("a run connection could not be opened (%v): lifecycle/prepare and lifecycle/finish did not carry the env canary", err)

@@ -19,7 +19,7 @@ import (
 
 // derivationOf returns the derivation a held attempt/resolveSecret
 // carries, compact, or "" when it carries none.
-func derivationOf(req *Frame) string {
+func derivationOf(req *frame) string {
 	var p struct {
 		Derivation json.RawMessage `json:"derivation"`
 	}
@@ -52,7 +52,7 @@ func deriveParams(derivation, plaintext string) string {
 // canary value and, in the same write, sends attempt/deriveSecret with
 // derivation: the boundary right after the answer. It returns the
 // deriveSecret request's id.
-func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext string) string {
+func (s *pipelinedConn) respondSecretThenDerive(req *frame, derivation, plaintext string) string {
 	for i, h := range s.held {
 		if h == req {
 			s.held = append(s.held[:i], s.held[i+1:]...)
@@ -70,7 +70,7 @@ func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext stri
 	id := s.id()
 	s.sent[id] = wire.MethodDeriveSecret
 	derive := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + wire.MethodDeriveSecret + `","params":` + deriveParams(derivation, plaintext) + `}`
-	Expect(s.r.Write(append(Framed(answer), Framed(derive)...))).To(Succeed(), "writing the attempt/resolveSecret answer and an attempt/deriveSecret in one write")
+	Expect(s.r.Write(append(framed(answer), framed(derive)...))).To(Succeed(), "writing the attempt/resolveSecret answer and an attempt/deriveSecret in one write")
 	return id
 }
 
@@ -79,7 +79,7 @@ func (s *session) respondSecretThenDerive(req *Frame, derivation, plaintext stri
 // listed), startAttempt, session/open of the form screen, engine/observe
 // the secret fill and endAttempt, as provokeSecret does them. It returns the held
 // request (nil when none came) and the id of the request pending behind it.
-func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, string) {
+func provokeSecretAgain(ctx context.Context, e *runEnv, ss *pipelinedConn) (*frame, string) {
 	ss.hold = true
 	ss.endAttempt(ctx)
 	return ss.secretScenario(ctx, e, false)
@@ -91,7 +91,7 @@ func provokeSecretAgain(ctx context.Context, e *Env, ss *session) (*Frame, strin
 // attempt/deriveSecret of the same value arrives, and §6.6 matches a
 // derivation against the pending requests by value, so the server may
 // answer it: -32602 cannot be required then.
-func (s *session) derivationRequested(since int, derivation string) bool {
+func (s *pipelinedConn) derivationRequested(since int, derivation string) bool {
 	want := compactJSON([]byte(derivation))
 	for _, m := range s.msgs[min(since, len(s.msgs)):] {
 		if m.f.Method() == wire.MethodResolveSecret && derivationOf(m.f) == want {
@@ -103,7 +103,7 @@ func (s *session) derivationRequested(since int, derivation string) bool {
 
 // awaitTrigger waits for the request that was pending behind an answered
 // attempt/resolveSecret.
-func (s *session) awaitTrigger(ctx context.Context, trigger string) {
+func (s *pipelinedConn) awaitTrigger(ctx context.Context, trigger string) {
 	if trigger == "" {
 		return
 	}
@@ -113,7 +113,7 @@ func (s *session) awaitTrigger(ctx context.Context, trigger string) {
 
 // expectUnknownDerivation checks that the attempt/deriveSecret answered in
 // f got -32602, and records it (S2C-008).
-func expectUnknownDerivation(e *Env, f *Frame, derivation, what string) {
+func expectUnknownDerivation(e *runEnv, f *frame, derivation, what string) {
 	if eo := f.Error(); eo == nil || eo.Code != wire.CodeInvalidParams {
 		got := "a result " + clip(string(f.Result()))
 		if eo != nil {
@@ -152,7 +152,7 @@ func redactSecrets(s string, secrets []string) string {
 // registerDerived registers the values of an attempt/deriveSecret result
 // (the only result with a "values" member) as secrets before the frame
 // that carries them is recorded, shown or traced.
-func (e *Env) registerDerived(content []byte) {
+func (e *runEnv) registerDerived(content []byte) {
 	if !bytes.Contains(content, []byte(`"values"`)) {
 		return
 	}

@@ -98,7 +98,7 @@ func reasonEngine(tag, code string, retryable bool) string {
 
 // reply is a response and when the suite read it.
 type reply struct {
-	f  *Frame
+	f  *frame
 	at time.Time
 	// method is the method of the request it answers.
 	method string
@@ -109,26 +109,29 @@ type reply struct {
 // serverMsg is a request or notification the server sent, with what the
 // suite had open when it read it.
 type serverMsg struct {
-	f       *Frame
+	f       *frame
 	open    string // the attempt open for the window checks ("" none)
 	screens bool   // whether that attempt was started with screens: true
 }
 
-// session is a raw connection (handshake done) on which the suite keeps
+// abortBound is the promptness bound of §7.7 (D67).
+const abortBound = 2000 * time.Millisecond
+
+// pipelinedConn is a raw connection (handshake done) on which the suite keeps
 // several requests in flight: it mints request ids, files every response
 // by id with the time it was read, keeps the server's requests and
 // notifications in arrival order with the attempt then open, and answers
 // attempt/resolveSecret like a client unless told to hold it.
-type session struct {
-	e       *Env
-	r       *Raw
+type pipelinedConn struct {
+	e       *runEnv
+	r       *rawConn
 	n       int
 	replies map[string]reply
 	sent    map[string]string // requests not yet answered: id -> method
 	stray   []string          // responses matching no pending request
 	garbage []string          // frames whose content is not JSON
 	msgs    []serverMsg
-	held    []*Frame // the server request kept unanswered while hold is set (at most one)
+	held    []*frame // the server request kept unanswered while hold is set (at most one)
 	hold    bool
 	inited  bool
 	// The attempt open for the window checks of S2C-001: from the moment
@@ -146,22 +149,22 @@ type session struct {
 	slowAccepted bool
 }
 
-// session opens a raw connection, runs the handshake and returns it as a
-// session; it is closed when the spec ends.
-func (e *Env) session(ctx context.Context) *session {
-	return &session{e: e, r: e.initialized(ctx), replies: map[string]reply{}, sent: map[string]string{}}
+// openPipelined opens a raw connection, runs the handshake and returns it as a
+// pipelinedConn; it is closed when the spec ends.
+func (e *runEnv) openPipelined(ctx context.Context) *pipelinedConn {
+	return &pipelinedConn{e: e, r: e.initialized(ctx), replies: map[string]reply{}, sent: map[string]string{}}
 }
 
 // id mints the next request id (Initialize used 0). The specs use it as
 // the signal id of the same request too, so signals never share by
 // accident.
-func (s *session) id() string {
+func (s *pipelinedConn) id() string {
 	s.n++
 	return strconv.Itoa(s.n)
 }
 
 // write sends request id and returns the time the write finished.
-func (s *session) write(id, method, params string) time.Time {
+func (s *pipelinedConn) write(id, method, params string) time.Time {
 	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
 	if params != "" {
 		msg += `,"params":` + params
@@ -172,7 +175,7 @@ func (s *session) write(id, method, params string) time.Time {
 }
 
 // next reads one frame and files it.
-func (s *session) next(ctx context.Context) (*Frame, error) {
+func (s *pipelinedConn) next(ctx context.Context) (*frame, error) {
 	f, err := s.r.Next(ctx)
 	if err != nil {
 		return nil, err
@@ -181,13 +184,13 @@ func (s *session) next(ctx context.Context) (*Frame, error) {
 	return f, nil
 }
 
-func (s *session) take(f *Frame) {
+func (s *pipelinedConn) take(f *frame) {
 	now := f.At // when the reader read it off the wire
 	if now.IsZero() {
 		now = time.Now()
 	}
 	switch {
-	case f.Msg == nil: // not JSON (Raw recorded the violation)
+	case f.Msg == nil: // not JSON (the rawConn recorded the violation)
 		s.garbage = append(s.garbage, clip(string(f.Content)))
 	case f.IsResponse():
 		id := f.ID()
@@ -228,7 +231,7 @@ func (s *session) take(f *Frame) {
 // answer answers a server request as the client does: a resolveSecret
 // with a canary value (registered as a secret, ERR-007), anything else
 // -32601.
-func (s *session) answer(f *Frame) {
+func (s *pipelinedConn) answer(f *frame) {
 	if f.Method() != wire.MethodResolveSecret {
 		s.respond(f, "", `{"code":-32601,"message":"e2e-conform answers no `+f.Method()+` request"}`)
 		return
@@ -251,7 +254,7 @@ func (s *session) answer(f *Frame) {
 const secretUnavailable = `{"code":-32000,"message":"e2e-conform declares no such secret","data":{"type":"e2e","category":"configuration","code":"SECRET_UNAVAILABLE","retryable":false}}`
 
 // respond answers server request f with a result or an error object.
-func (s *session) respond(f *Frame, result, errObj string) {
+func (s *pipelinedConn) respond(f *frame, result, errObj string) {
 	msg := `{"jsonrpc":"2.0","id":` + string(f.Msg["id"])
 	if errObj != "" {
 		msg += `,"error":` + errObj + `}`
@@ -263,7 +266,7 @@ func (s *session) respond(f *Frame, result, errObj string) {
 
 // await reads until the response to id has arrived, for at most d (0: the
 // spec's budget).
-func (s *session) await(ctx context.Context, id string, d time.Duration) (reply, error) {
+func (s *pipelinedConn) await(ctx context.Context, id string, d time.Duration) (reply, error) {
 	if d != 0 {
 		if d < time.Millisecond {
 			d = time.Millisecond
@@ -287,7 +290,7 @@ func (s *session) await(ctx context.Context, id string, d time.Duration) (reply,
 // then $/abort of its signal, then abortBound (D67). Only a
 // request still unanswered after all that is an error: a slow answer
 // within the budget is the engine's right.
-func (s *session) awaitOp(ctx context.Context, id string, timeoutMs int) (reply, error) {
+func (s *pipelinedConn) awaitOp(ctx context.Context, id string, timeoutMs int) (reply, error) {
 	rep, err := s.await(ctx, id, time.Duration(timeoutMs)*time.Millisecond)
 	if err == nil || ctx.Err() != nil {
 		return rep, err
@@ -302,7 +305,7 @@ func (s *session) awaitOp(ctx context.Context, id string, timeoutMs int) (reply,
 
 // observedRoot returns the root id of the first engine/observe the session
 // got a snapshot for.
-func (s *session) observedRoot() (string, bool) {
+func (s *pipelinedConn) observedRoot() (string, bool) {
 	for _, rep := range s.replies {
 		if rep.method != wire.MethodObserve || rep.f.Error() != nil {
 			continue
@@ -322,10 +325,10 @@ func (s *session) observedRoot() (string, bool) {
 }
 
 // answered reports whether the response to id has been read.
-func (s *session) answered(id string) bool { _, ok := s.replies[id]; return ok }
+func (s *pipelinedConn) answered(id string) bool { _, ok := s.replies[id]; return ok }
 
 // call sends a request and waits for its response.
-func (s *session) call(ctx context.Context, id, method, params string) *Frame {
+func (s *pipelinedConn) call(ctx context.Context, id, method, params string) *frame {
 	s.write(id, method, params)
 	rep, err := s.await(ctx, id, 0)
 	Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
@@ -333,7 +336,7 @@ func (s *session) call(ctx context.Context, id, method, params string) *Frame {
 }
 
 // probe sends a request for an unknown method and expects -32601.
-func (s *session) probe(ctx context.Context, what string) {
+func (s *pipelinedConn) probe(ctx context.Context, what string) {
 	f := s.call(ctx, s.id(), probeMethod, "")
 	expectCode(f, wire.CodeMethodNotFound, "a request for an unknown method "+what)
 }
@@ -342,7 +345,7 @@ func (s *session) probe(ctx context.Context, what string) {
 // read it within bound of t, the moment it finished writing what must make
 // the server answer (a response read before t passes). It waits a second
 // longer than bound, to tell a late answer from none.
-func (s *session) answeredWithin(ctx context.Context, id string, t time.Time, bound time.Duration, what string) *Frame {
+func (s *pipelinedConn) answeredWithin(ctx context.Context, id string, t time.Time, bound time.Duration, what string) *frame {
 	rep, err := s.await(ctx, id, time.Until(t.Add(bound+time.Second)))
 	if err != nil {
 		failf("%s: want an answer within %d ms, got none within %d ms (%v)", what, bound.Milliseconds(), (bound + time.Second).Milliseconds(), err)
@@ -353,13 +356,13 @@ func (s *session) answeredWithin(ctx context.Context, id string, t time.Time, bo
 }
 
 // operation is an Operation with signal sig inside the session's attempt.
-func (s *session) operation(sig string, timeoutMs int) string {
+func (s *pipelinedConn) operation(sig string, timeoutMs int) string {
 	return fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d,"runId":%q,"attemptId":%q,"origin":"test"}`,
 		sig, timeoutMs, orDefault(s.op.RunID, "run-x"), orDefault(s.op.AttemptID, "attempt-x"))
 }
 
 // init sends lifecycle/init and returns its response.
-func (s *session) init(ctx context.Context) *Frame {
+func (s *pipelinedConn) init(ctx context.Context) *frame {
 	id := s.id()
 	f := s.call(ctx, id, wire.MethodInit, s.initParams(id))
 	s.e.skipWhenInitRefused(f.Error())
@@ -367,7 +370,7 @@ func (s *session) init(ctx context.Context) *Frame {
 }
 
 // initParams are lifecycle/init params with signal sig.
-func (s *session) initParams(sig string) string {
+func (s *pipelinedConn) initParams(sig string) string {
 	if s.op.RunID == "" {
 		s.op.RunID = s.e.nextID("run")
 	}
@@ -379,7 +382,7 @@ func (s *session) initParams(sig string) string {
 // startParams begins a new attempt: it returns lifecycle/startAttempt
 // params with signal sig and opens the attempt for the window checks (the
 // caller writes them next).
-func (s *session) startParams(screens bool, sig string) string {
+func (s *pipelinedConn) startParams(screens bool, sig string) string {
 	if s.op.RunID == "" {
 		s.op.RunID = s.e.nextID("run")
 	}
@@ -395,7 +398,7 @@ func (s *session) startParams(screens bool, sig string) string {
 // those listed, each expected to answer null, and returns the operation
 // identity of the attempt. The attempt is open for the window checks from
 // the moment startAttempt is written.
-func (s *session) attempt(ctx context.Context, screens bool) client.Op {
+func (s *pipelinedConn) attempt(ctx context.Context, screens bool) client.Op {
 	if s.e.Manifest.Lists(wire.MethodInit) && !s.inited {
 		Expect(string(expectResult(s.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
 	}
@@ -411,7 +414,7 @@ func (s *session) attempt(ctx context.Context, screens bool) client.Op {
 
 // endAttempt sends lifecycle/endAttempt when listed; reading its response
 // closes the attempt for the window checks.
-func (s *session) endAttempt(ctx context.Context) {
+func (s *pipelinedConn) endAttempt(ctx context.Context) {
 	if !s.e.Manifest.Lists(wire.MethodEndAttempt) {
 		return
 	}
@@ -428,7 +431,7 @@ func (s *session) endAttempt(ctx context.Context) {
 // open runs; WIRE-011 is its own requirement). An engine that answers the
 // open first does not treat the slow page as slow, and the spec calling it
 // cannot verify anything.
-func (s *session) openSlow(ctx context.Context, id, sig string, timeoutMs int) (time.Time, bool) {
+func (s *pipelinedConn) openSlow(ctx context.Context, id, sig string, timeoutMs int) (time.Time, bool) {
 	t := s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+slowPath, sig, timeoutMs))
 	probe := s.id()
 	s.write(probe, probeMethod, "")
@@ -451,7 +454,7 @@ func (s *session) openSlow(ctx context.Context, id, sig string, timeoutMs int) (
 // the slow page (request id) was answered before the probe: refused with
 // an error, the engine did not stage the page (the staging rule); with a
 // result, it does not treat the page as slow.
-func (s *session) skipNotSlow(id string) {
+func (s *pipelinedConn) skipNotSlow(id string) {
 	if rep, ok := s.replies[id]; ok && rep.f.Error() != nil {
 		stagingRefused(s.e.FixtureURL+slowPath, rep.f.Error())
 	}
@@ -467,7 +470,7 @@ func (s *session) skipNotSlow(id string) {
 // earlier error was that refusal: the spec is not verified (the staging
 // rule), never failed. Which of the two answers the engine wrote first
 // then does not matter: the control does not race anything.
-func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
+func (s *pipelinedConn) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
 	if s.slowAccepted {
 		return // a control open of this session already loaded the slow page
 	}
@@ -492,7 +495,7 @@ func (s *session) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
 // the abort's reason are the abort's answers; any other error is checked
 // with a control open (refusesSlowPage), so that a refusal to stage the
 // page is not verified rather than passed.
-func (s *session) notRefused(ctx context.Context, f *Frame, reason string) {
+func (s *pipelinedConn) notRefused(ctx context.Context, f *frame, reason string) {
 	eo := f.Error()
 	if eo == nil {
 		return
@@ -506,13 +509,13 @@ func (s *session) notRefused(ctx context.Context, f *Frame, reason string) {
 	s.refusesSlowPage(ctx, eo)
 }
 
-func (s *session) openParams(url, sig string, timeoutMs int) string {
+func (s *pipelinedConn) openParams(url, sig string, timeoutMs int) string {
 	return fmt.Sprintf(`{"url":%q,"operation":%s}`, url, s.operation(sig, timeoutMs))
 }
 
 // abort writes $/abort for sig, with reason when not "", and returns the
 // time the write finished.
-func (s *session) abort(sig, reason string) time.Time {
+func (s *pipelinedConn) abort(sig, reason string) time.Time {
 	p := `{"id":` + sig
 	if reason != "" {
 		p += `,"reason":` + reason
@@ -523,7 +526,7 @@ func (s *session) abort(sig, reason string) time.Time {
 
 // noStray checks that no response arrived for a request the suite did not
 // have pending (an answer to a notification, a second answer).
-func (s *session) noStray(what string) {
+func (s *pipelinedConn) noStray(what string) {
 	Expect(s.stray).To(BeEmpty(), "%s: want no response but to the suite's pending requests, got %s", what, strings.Join(s.stray, "; "))
 }
 
@@ -531,7 +534,7 @@ func (s *session) noStray(what string) {
 // observation answered to request observeID, with secretFill (sensitive),
 // when engine/perform lists fill; it returns the fill request's id and
 // whether it sent one.
-func (s *session) fillSecret(observeID string) (string, bool) {
+func (s *pipelinedConn) fillSecret(observeID string) (string, bool) {
 	rep, ok := s.replies[observeID]
 	if !ok || rep.f.Error() != nil || !s.e.Manifest.Lists(wire.MethodPerform) || !s.e.Manifest.HasAction("fill") {
 		return "", false
@@ -562,7 +565,7 @@ func skipNotVerified(reason string) { Skip(notVerified + reason) }
 
 // endErr is why r stopped reading: io.EOF when the server closed cleanly,
 // a framing error otherwise, nil while it reads.
-func (r *Raw) endErr() error {
+func (r *rawConn) endErr() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.err

@@ -29,16 +29,16 @@ import (
 // state, artifacts, session). Those specs read results byte for byte —
 // whether a member is present, whether a result is exactly null, which
 // error code and data came back — so most of them drive a raw connection
-// with an attempt started on it (rawAttempt) rather than the client
+// with an attempt started on it (rawAttemptConn) rather than the client
 // library, which decodes, validates and classifies before a spec could
 // look.
 
-// rawAttempt is a raw connection, initialized, with lifecycle/init and
+// rawAttemptConn is a raw connection, initialized, with lifecycle/init and
 // lifecycle/startAttempt (those listed) done: the raw counterpart of
 // e.inAttempt.
-type rawAttempt struct {
-	*Raw
-	e  *Env
+type rawAttemptConn struct {
+	*rawConn
+	e  *runEnv
 	Op client.Op
 	// Dir is the attempt's artifactsDir (created by the suite, under
 	// e.Artifacts).
@@ -49,11 +49,11 @@ type rawAttempt struct {
 	next    int
 }
 
-// rawAttempt opens a raw connection and starts an attempt on it, ending
+// openRawAttempt opens a raw connection and starts an attempt on it, ending
 // the attempt (when listed) and closing the connection when the spec ends.
-func (e *Env) rawAttempt(ctx context.Context) *rawAttempt {
+func (e *runEnv) openRawAttempt(ctx context.Context) *rawAttemptConn {
 	r := e.initialized(ctx)
-	a := &rawAttempt{Raw: r, e: e}
+	a := &rawAttemptConn{rawConn: r, e: e}
 	run := e.nextID("run")
 	if e.Manifest.Lists(wire.MethodInit) {
 		env := e.cfg.Env
@@ -96,7 +96,7 @@ func (e *Env) rawAttempt(ctx context.Context) *rawAttempt {
 
 // id returns the next request id of the connection, also used as the id of
 // the request's signal (never reused on the connection).
-func (a *rawAttempt) id() int {
+func (a *rawAttemptConn) id() int {
 	a.next++
 	return a.next
 }
@@ -104,12 +104,12 @@ func (a *rawAttempt) id() int {
 // call sends an operation method whose params are the members given (a
 // JSON object's members without braces, "" for none) plus the attempt's
 // operation, and returns the response.
-func (a *rawAttempt) call(ctx context.Context, method, members string) *Frame {
+func (a *rawAttemptConn) call(ctx context.Context, method, members string) *frame {
 	return a.callWithin(ctx, method, members, 30000)
 }
 
 // callWithin is call with operation.timeoutMs given.
-func (a *rawAttempt) callWithin(ctx context.Context, method, members string, timeoutMs int) *Frame {
+func (a *rawAttemptConn) callWithin(ctx context.Context, method, members string, timeoutMs int) *frame {
 	id := fmt.Sprint(a.id())
 	op := fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d,"runId":%q,"attemptId":%q,"origin":"test"}`, id, timeoutMs, a.Op.RunID, a.Op.AttemptID)
 	params := `{"operation":` + op + `}`
@@ -123,7 +123,7 @@ func (a *rawAttempt) callWithin(ctx context.Context, method, members string, tim
 
 // resultObject decodes the result of f, which must be a result holding a JSON
 // object, into its members.
-func resultObject(f *Frame, what string) map[string]json.RawMessage {
+func resultObject(f *frame, what string) map[string]json.RawMessage {
 	raw := expectResult(f, what)
 	var m map[string]json.RawMessage
 	Expect(json.Unmarshal(raw, &m)).To(Succeed(), "%s: want a JSON object, got %s", what, clip(string(raw)))
@@ -133,7 +133,7 @@ func resultObject(f *Frame, what string) map[string]json.RawMessage {
 
 // observe sends engine/observe with options (a JSON object, "" for none)
 // and returns the snapshot's members.
-func (a *rawAttempt) observe(ctx context.Context, options string) map[string]json.RawMessage {
+func (a *rawAttemptConn) observe(ctx context.Context, options string) map[string]json.RawMessage {
 	members := ""
 	if options != "" {
 		members = `"options":` + options
@@ -142,7 +142,7 @@ func (a *rawAttempt) observe(ctx context.Context, options string) map[string]jso
 }
 
 // expectNull checks that f is a successful response whose result is null.
-func expectNull(f *Frame, what string) {
+func expectNull(f *frame, what string) {
 	raw := strings.TrimSpace(string(expectResult(f, what)))
 	Expect(raw).To(Equal("null"), "%s: want the result null, got %s", what, clip(raw))
 }
@@ -151,7 +151,7 @@ func expectNull(f *Frame, what string) {
 // lists session/open, so that a web engine observes a document rather than
 // its blank start page. Its outcome is SESS-001's concern, not the calling
 // spec's: a failure is ignored.
-func (a *rawAttempt) openFixtureRoot(ctx context.Context) {
+func (a *rawAttemptConn) openFixtureRoot(ctx context.Context) {
 	if a.e.Manifest.Lists(wire.MethodOpen) {
 		a.call(ctx, wire.MethodOpen, fmt.Sprintf(`"url":%q`, a.e.FixtureURL+"/"))
 	}
@@ -164,7 +164,7 @@ func (a *rawAttempt) openFixtureRoot(ctx context.Context) {
 // It serves specs whose requirement needs no fixture but whose clause is
 // best exercised on one (a nil answer leaves the spec to what it checked
 // without it).
-func (a *rawAttempt) stageRaw(ctx context.Context, s fixture.Screen) map[string]json.RawMessage {
+func (a *rawAttemptConn) stageRaw(ctx context.Context, s fixture.Screen) map[string]json.RawMessage {
 	if a.e.cfg.profile() != ProfileFull || !a.e.Manifest.Lists(wire.MethodOpen) {
 		return nil
 	}
@@ -469,7 +469,7 @@ func pngSize(b []byte) (int, int, error) {
 // statements say so for files and times; a loopback server in another
 // mount namespace would be misjudged, and is not a setup the suite
 // supports).
-func (e *Env) sharesHost() (bool, string) {
+func (e *runEnv) sharesHost() (bool, string) {
 	if e.Transport == "spawn" {
 		return true, ""
 	}
@@ -538,7 +538,7 @@ func closedLoopbackURL() string {
 
 // isInvalidKeyAnswer reports whether f answers a key outside the grammar
 // as KEY-005 allows: -32602, or -32000 engine UNSUPPORTED_CAPABILITY.
-func isInvalidKeyAnswer(f *Frame) (bool, string) {
+func isInvalidKeyAnswer(f *frame) (bool, string) {
 	eo := f.Error()
 	if eo == nil {
 		return false, "the result " + clip(string(f.Result()))
@@ -605,7 +605,7 @@ type screenshotResponse struct {
 
 // screenshots takes two screenshots, without and with a label, and returns
 // their results, each checked to be a JSON object.
-func (a *rawAttempt) screenshots(ctx context.Context) []screenshotResponse {
+func (a *rawAttemptConn) screenshots(ctx context.Context) []screenshotResponse {
 	var out []screenshotResponse
 	for _, label := range []string{"", "conformance check"} {
 		what, members := "artifacts/screenshot without label", ""

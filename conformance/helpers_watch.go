@@ -41,7 +41,7 @@ func (l countingListener) Accept() (net.Conn, error) {
 
 // watchURL opens a listener on the fixture server's host, serving a blank
 // page at every path, closed when the spec ends.
-func (e *Env) watchURL(ctx context.Context) *urlWatch {
+func (e *runEnv) watchURL(ctx context.Context) *urlWatch {
 	host := "127.0.0.1"
 	if u, err := url.Parse(e.FixtureURL); err == nil && u.Hostname() != "" {
 		host = u.Hostname()

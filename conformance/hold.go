@@ -46,24 +46,28 @@ type holds struct {
 	pages map[string]*heldPage
 }
 
-// hold registers a new held page; it is released when the spec ends.
-func (e *Env) hold() *heldPage {
-	h := &heldPage{Path: holdPrefix + e.nextID("page"), Arrived: make(chan struct{}), release: make(chan struct{})}
-	e.held.mu.Lock()
-	if e.held.pages == nil {
-		e.held.pages = map[string]*heldPage{}
+// hold registers a new held page on the fixture server; it is released
+// when the spec ends.
+func (e *runEnv) hold() *heldPage { return e.fixtures.hold(holdPrefix + e.nextID("page")) }
+
+// hold registers a new held page at path.
+func (f *fixtureServer) hold(path string) *heldPage {
+	h := &heldPage{Path: path, Arrived: make(chan struct{}), release: make(chan struct{})}
+	f.held.mu.Lock()
+	if f.held.pages == nil {
+		f.held.pages = map[string]*heldPage{}
 	}
-	e.held.pages[h.Path] = h
-	e.held.mu.Unlock()
+	f.held.pages[h.Path] = h
+	f.held.mu.Unlock()
 	return h
 }
 
 // serveHold answers a held page once it is released; an unknown path gets
 // 404.
-func (e *Env) serveHold(w http.ResponseWriter, r *http.Request) {
-	e.held.mu.Lock()
-	h := e.held.pages[strings.TrimSuffix(r.URL.Path, "/")]
-	e.held.mu.Unlock()
+func (f *fixtureServer) serveHold(w http.ResponseWriter, r *http.Request) {
+	f.held.mu.Lock()
+	h := f.held.pages[strings.TrimSuffix(r.URL.Path, "/")]
+	f.held.mu.Unlock()
 	if h == nil {
 		http.NotFound(w, r)
 		return

@@ -68,9 +68,9 @@ func handMadeResult() *Result {
 
 // catalogResult is a run summarised the way Run does it (summarize over
 // the whole catalog): every area, most requirements unverified, latency
-// recorded through the Env's recorder.
+// recorded through the runEnv's recorder.
 func catalogResult() *Result {
-	env := &Env{Transport: "spawn", Manifest: wire.Manifest{Name: "catalog-engine", Version: "2", SPIVersion: 1,
+	env := &runEnv{Transport: "spawn", Manifest: wire.Manifest{Name: "catalog-engine", Version: "2", SPIVersion: 1,
 		Methods: []string{wire.MethodObserve, wire.MethodOpen}}}
 	for i := range 20 {
 		env.latency.record(wire.MethodObserve, time.Duration(i)*time.Millisecond, i == 3)

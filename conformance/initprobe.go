@@ -26,14 +26,14 @@ import (
 // error is what stopped the probe (a request the engine did not answer is
 // an *rpc.NoAnswerError), for the caller to report when the probe used up
 // the first spec's budget.
-func (e *Env) probeInit(ctx context.Context) (err error) {
+func (e *runEnv) probeInit(ctx context.Context) (err error) {
 	if !e.Manifest.Lists(wire.MethodInit) {
 		return nil
 	}
 	// A raw connection: every frame of the probe is checked like any
 	// other (framing, result shapes, shutdown's null), so that a fault the
 	// engine shows first here is reported, not swallowed.
-	r, err := e.Raw(ctx)
+	r, err := e.openRaw(ctx)
 	if err != nil {
 		return nil // the specs that open connections report it
 	}
@@ -81,13 +81,13 @@ func (e *Env) probeInit(ctx context.Context) (err error) {
 // skipWhenInitRefused ends the running spec not verified when the probe
 // found lifecycle/init refused (probeInit) and eo, this spec's answer to
 // its own lifecycle/init, is an error too.
-func (e *Env) skipWhenInitRefused(eo *wire.ErrorObject) {
+func (e *runEnv) skipWhenInitRefused(eo *wire.ErrorObject) {
 	if e.initRefused != nil && eo != nil {
 		Skip(notVerified + e.initRefused.Error())
 	}
 }
 
 // skipWhenInitErr is skipWhenInitRefused for a client call's error.
-func (e *Env) skipWhenInitErr(err error) {
+func (e *runEnv) skipWhenInitErr(err error) {
 	e.skipWhenInitRefused(fxWireError(err))
 }

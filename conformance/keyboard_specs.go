@@ -20,8 +20,8 @@ func keyboardSpecs(s *suite) {
 	// with -32602 like the others. Whether the key reached the app is not
 	// observable without the keys fixture; the answer is what is checked.
 	s.spec("a key outside the grammar (\"\", Ctrl+a, Control+Control+a, ab, F13) gets -32602 or -32000 engine UNSUPPORTED_CAPABILITY, from keyboard/press and from a press action",
-		[]string{"KEY-005"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"KEY-005"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			keys := []string{"", "Ctrl+a", "Control+Control+a", "ab", "F13"}
 			if e.Manifest.Lists(wire.MethodPress) {
 				for _, k := range keys {
@@ -46,8 +46,8 @@ func keyboardSpecs(s *suite) {
 	// Otherwise it checks dismiss with whatever the surface shows, twice
 	// (the second call certainly with no keyboard shown).
 	s.spec("keyboard/dismiss gets null whether or not an on-screen keyboard is shown",
-		[]string{"KEY-006"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"KEY-006"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss on the start surface")
 			if e.Manifest.Lists(wire.MethodPerform) && e.Manifest.HasAction("focus") {
 				if id := textInputID(a.observe(ctx, "")["root"]); id != "" {
@@ -82,8 +82,8 @@ func keyboardSpecs(s *suite) {
 	// lines between them allowed; an upper-case letter may be logged with
 	// Shift.
 	s.spec("keyboard/type into the focused empty input leaves its value equal to the text, accented and non-BMP characters included, and for ASCII letters and digits the keys fixture shows a keydown for each character in order",
-		[]string{"KEY-001"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"KEY-001"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			for _, c := range []struct {
 				text     string
 				keydowns bool
@@ -110,8 +110,8 @@ func keyboardSpecs(s *suite) {
 		})
 
 	s.spec("keyboard/type with replace: true replaces the field's content, and with replace: false keeps it and adds the text",
-		[]string{"KEY-002"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"KEY-002"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			a.focus(ctx, fixture.KeysInput)
 			for _, c := range []struct {
@@ -137,8 +137,8 @@ func keyboardSpecs(s *suite) {
 	// then the button that accepts no text is focused, when the manifest
 	// offers a way, and the type is sent again.
 	s.spec("keyboard/type with nothing focused that accepts text fails with NOT_ACTIONABLE, not retryable",
-		[]string{"KEY-003"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"KEY-003"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			check := func(what string) {
 				err := a.c.Type(ctx, a.op, "abc", false)
@@ -163,8 +163,8 @@ func keyboardSpecs(s *suite) {
 	// before a key whenever the newest observation shows it unfocused (a
 	// key may move the focus). Tab comes last.
 	s.spec("keyboard/press delivers each named key, a character, modifier combinations and Shift++ to the focused input as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
-		[]string{"KEY-004"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"KEY-004"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys)
 			a.focus(ctx, fixture.KeysInput)
 			for _, key := range actPressKeys {

@@ -79,7 +79,7 @@ func TestLeakMatcherRedactsLikeRedactSecrets(t *testing.T) {
 // values searched one by one), every one is still redacted and the text
 // between them kept.
 func TestRedactManyValues(t *testing.T) {
-	e := &Env{}
+	e := &runEnv{}
 	var b strings.Builder
 	for i := range maxSecretValues {
 		v := fmt.Sprintf("s3cr3t-canary-flood-%05d", i)
@@ -101,7 +101,7 @@ func TestRedactManyValues(t *testing.T) {
 // maxSecretRequests are marked for SECRET_UNAVAILABLE and make S2C-004 not
 // verified (never failed); another attempt counts afresh.
 func TestSecretRequestBound(t *testing.T) {
-	e := &Env{}
+	e := &runEnv{}
 	mc := msgCtx{conn: e.newConn(roleRaw)}
 	for i := 1; i <= maxSecretRequests+10; i++ {
 		if ok := e.secretRequest(mc, "attempt-1"); ok != (i <= maxSecretRequests) {
@@ -125,7 +125,7 @@ func TestSecretRequestBound(t *testing.T) {
 // BenchmarkCheckSecrets measures the leak check of one 64 KiB frame with
 // maxSecretValues values registered.
 func BenchmarkCheckSecrets(b *testing.B) {
-	e := &Env{}
+	e := &runEnv{}
 	for i := range maxSecretValues {
 		e.Secret(fmt.Sprintf("s3cr3t-canary-flood-%05d", i))
 	}

@@ -20,11 +20,11 @@ import (
 func lifecycleSpecs(s *suite) {
 	lifecycleClauseSpecs(s)
 	s.spec("initialize gets {protocolVersion: 1, manifest}, the same manifest for role run and role worker",
-		[]string{"LIFE-001"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-001"}, func(ctx context.Context, e *runEnv) {
 			var manifests []json.RawMessage
 			for _, role := range []string{"run", "worker"} {
 				r := e.raw(ctx)
-				f, err := r.Call(ctx, "1", "initialize", InitializeParams(role))
+				f, err := r.Call(ctx, "1", "initialize", initializeParams(role))
 				Expect(err).NotTo(HaveOccurred())
 				var res struct {
 					ProtocolVersion json.RawMessage `json:"protocolVersion"`
@@ -42,7 +42,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("initialize with protocolVersion 2, 0 or \"1\", or an unknown role, gets -32602 and leaves the server uninitialized",
-		[]string{"LIFE-002"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-002"}, func(ctx context.Context, e *runEnv) {
 			for _, params := range []string{
 				`{"protocolVersion":2,"clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
 				`{"protocolVersion":0,"clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
@@ -60,7 +60,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("an engine method or shutdown before initialize gets -32002",
-		[]string{"LIFE-003"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-003"}, func(ctx context.Context, e *runEnv) {
 			r := e.raw(ctx)
 			for i, m := range []string{wire.MethodObserve, wire.MethodOpen, wire.MethodInit, wire.MethodShutdown} {
 				f, err := r.Call(ctx, fmt.Sprint(i+1), m, `{}`)
@@ -70,7 +70,7 @@ func lifecycleSpecs(s *suite) {
 			// "and has no effect" (§2.7: -32002 whatever the method): the
 			// refused shutdown did not shut the connection down, so after
 			// initialize an unknown method gets -32601, not -32600 (§2.4).
-			f, err := r.Call(ctx, "5", "initialize", InitializeParams("worker"))
+			f, err := r.Call(ctx, "5", "initialize", initializeParams("worker"))
 			Expect(err).NotTo(HaveOccurred())
 			expectResult(f, "initialize after the requests refused with -32002")
 			f, err = r.Call(ctx, "6", "foo/bar", `{}`)
@@ -79,9 +79,9 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("a second initialize gets -32600 and the connection keeps working",
-		[]string{"LIFE-004"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-004"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
-			f, err := r.Call(ctx, "1", "initialize", InitializeParams("worker"))
+			f, err := r.Call(ctx, "1", "initialize", initializeParams("worker"))
 			Expect(err).NotTo(HaveOccurred())
 			expectCode(f, wire.CodeInvalidRequest, "a second initialize")
 			f, err = r.Call(ctx, "2", "foo/bar", `{}`)
@@ -90,7 +90,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("the server sends no request or notification before initialized",
-		[]string{"LIFE-005"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-005"}, func(ctx context.Context, e *runEnv) {
 			r := e.raw(ctx)
 			// Every frame up to the answers of the requests below must be a
 			// response: Next, not Call, which would pass over notifications.
@@ -100,7 +100,7 @@ func lifecycleSpecs(s *suite) {
 				Expect(f.IsResponse()).To(BeTrue(), "the server sent %s before initialized", f.Method())
 				Expect(f.ID()).To(Equal(id))
 			}
-			Expect(r.Send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":` + InitializeParams("worker") + `}`)).To(Succeed())
+			Expect(r.Send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":` + initializeParams("worker") + `}`)).To(Succeed())
 			next("0")
 			if e.Manifest.Lists(wire.MethodInit) {
 				Expect(r.Send(`{"jsonrpc":"2.0","id":1,"method":"lifecycle/init","params":` + initParams(e, "9001") + `}`)).To(Succeed())
@@ -111,7 +111,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("shutdown gets null; every later request, shutdown included, gets -32600",
-		[]string{"LIFE-006"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-006"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			f, err := r.Call(ctx, "1", "shutdown", "")
 			Expect(err).NotTo(HaveOccurred())
@@ -125,7 +125,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("after shutdown and exit the process exits with status 0 within 2000 ms; after exit alone with status 1 within 5000 ms",
-		[]string{"LIFE-007"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-007"}, func(ctx context.Context, e *runEnv) {
 			for _, clean := range []bool{true, false} {
 				r := e.initialized(ctx)
 				if clean {
@@ -144,11 +144,11 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("when stdin closes without shutdown, also with an engine method in flight, the process exits within 5000 ms",
-		[]string{"LIFE-008"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-008"}, func(ctx context.Context, e *runEnv) {
 			// The engine method is sent inside init and an attempt, as every
 			// operation (§11; outside one it MAY be answered INVALID_STATE at
 			// once, §4.0, and would not be in flight).
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
 				ss.attempt(ctx, false)
 				id := ss.id()
@@ -162,7 +162,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("lifecycle/dispose on a connection that never received lifecycle/init gets null",
-		[]string{"LIFE-010"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-010"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			f, err := r.Call(ctx, "1", wire.MethodDispose, `{"signal":{"id":1},"timeoutMs":5000}`)
 			Expect(err).NotTo(HaveOccurred())
@@ -170,7 +170,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("startAttempt with screens true and false gets null, and engine/observe returns a snapshot inside the attempt",
-		[]string{"LIFE-011"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-011"}, func(ctx context.Context, e *runEnv) {
 			for _, screens := range []bool{true, false} {
 				c, _ := e.open(ctx)
 				op, err := e.attemptWith(ctx, c, screens)
@@ -187,12 +187,12 @@ func lifecycleSpecs(s *suite) {
 	// client's do (§2.9 Open step 3): a startAttempt without it MAY fail
 	// INVALID_STATE (§2.8), which would hide an overlap accepted.
 	s.spec("a startAttempt while an attempt is open gets -32000 engine INVALID_STATE",
-		[]string{"LIFE-012"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"LIFE-012"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodInit) {
 				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
 			}
-			start := func(what string) *Frame {
+			start := func(what string) *frame {
 				id := ss.id()
 				return ss.call(ctx, id, wire.MethodStartAttempt, ss.startParams(false, id))
 			}
@@ -208,8 +208,8 @@ func lifecycleSpecs(s *suite) {
 	// clauses after a startAttempt aborted at send and mid-flight would not
 	// be exercised.
 	s.spec("endAttempt gets null twice in a row, with no attempt open, and after startAttempts aborted at send and mid-flight",
-		[]string{"LIFE-013"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"LIFE-013"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			end := func(what string) {
 				id := ss.id()
 				f := ss.call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
@@ -236,7 +236,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("settleAttempt with nothing pending gets null within its timeoutMs, on both calls of an attempt",
-		[]string{"LIFE-014"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-014"}, func(ctx context.Context, e *runEnv) {
 			c, _, _ := e.inAttempt(ctx)
 			for i := 0; i < 2; i++ {
 				start := time.Now()
@@ -248,14 +248,14 @@ func lifecycleSpecs(s *suite) {
 
 	// Each bound is measured on a raw connection from the moment the suite
 	// finished writing the request to the moment its reader read the
-	// response off the wire (Frame.At): neither the connection's setup nor
+	// response off the wire (frame.At): neither the connection's setup nor
 	// the suite's own scheduling after the read counts. When timeoutMs runs
 	// out without an answer, the suite writes $/abort for the request's
 	// signal, as the client does (§4.5–§4.7, §7.6), and the answer must
 	// come within timeoutMs + 2000 ms of the write.
 	s.spec("each listed cleanup method answers within its timeoutMs plus 2000 ms, the suite aborting its signal when timeoutMs runs out",
-		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"LIFE-016"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			const budget = 1000
 			timed := func(method, params string) {
@@ -288,7 +288,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("lifecycle/prepare answers null or workers in 1..slots with string env values; with slots 0 it succeeds without workers",
-		[]string{"LIFE-017"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-017"}, func(ctx context.Context, e *runEnv) {
 			for _, slots := range []int64{2, 0} {
 				c, _ := e.open(ctx)
 				res, err := c.Prepare(ctx, wire.PrepareParams{RunID: e.nextID("run"), TargetName: "conformance", ProjectRoot: e.Artifacts, Slots: slots, Env: map[string]string{}})
@@ -301,7 +301,7 @@ func lifecycleSpecs(s *suite) {
 		})
 
 	s.spec("lifecycle/finish gets null after prepare and on a connection that never received prepare",
-		[]string{"LIFE-018"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-018"}, func(ctx context.Context, e *runEnv) {
 			finish := wire.FinishParams{RunID: "run-f", TargetName: "conformance", Env: map[string]string{}, TimeoutMs: 5000}
 			c, _ := e.open(ctx)
 			Expect(c.Finish(ctx, finish)).To(Succeed(), "finish without prepare")
@@ -316,8 +316,8 @@ func lifecycleSpecs(s *suite) {
 	// LIFE-009 applies part by part: the re-init on one connection when
 	// lifecycle/dispose is listed, the new connection over socket only.
 	s.spec("lifecycle/init gets null; after init and dispose a second init either fails INVALID_STATE or gets null with observe then working; over socket init works on a new connection after init, dispose and shutdown",
-		[]string{"LIFE-009"}, func(ctx context.Context, e *Env) {
-			observes := func(ss *session, what string) {
+		[]string{"LIFE-009"}, func(ctx context.Context, e *runEnv) {
+			observes := func(ss *pipelinedConn, what string) {
 				if !e.Manifest.Lists(wire.MethodObserve) {
 					return
 				}
@@ -325,7 +325,7 @@ func lifecycleSpecs(s *suite) {
 				id := ss.id()
 				expectResult(ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`), "engine/observe "+what)
 			}
-			s1 := e.session(ctx)
+			s1 := e.openPipelined(ctx)
 			Expect(string(expectResult(s1.init(ctx), "lifecycle/init"))).To(Equal("null"), "the result of lifecycle/init")
 			if !e.Manifest.Lists(wire.MethodDispose) {
 				return
@@ -340,13 +340,13 @@ func lifecycleSpecs(s *suite) {
 			if e.Transport != "socket" {
 				return
 			}
-			s2 := e.session(ctx)
+			s2 := e.openPipelined(ctx)
 			expectResult(s2.init(ctx), "lifecycle/init")
 			s2.call(ctx, s2.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`)
 			expectResult(s2.call(ctx, s2.id(), wire.MethodShutdown, ""), "shutdown")
 			_ = s2.r.Notify(wire.MethodExit, "")
 			_ = s2.r.Close(5 * time.Second)
-			s3 := e.session(ctx)
+			s3 := e.openPipelined(ctx)
 			Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after init, dispose and shutdown on another"))).To(Equal("null"))
 			observes(s3, "after init on a new connection")
 		})
@@ -356,10 +356,10 @@ func lifecycleSpecs(s *suite) {
 	// settleAttempt aborted at send: an engine may fail it (CANCELLED), and
 	// the second, not aborted, must not repeat that failure.
 	s.spec("whenever the first settleAttempt of an attempt fails, the second, sent right after it, does not fail with the same code and message",
-		[]string{"LIFE-015"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-015"}, func(ctx context.Context, e *runEnv) {
 			failed := 0
 			for _, abortFirst := range []bool{false, true} {
-				ss := e.session(ctx)
+				ss := e.openPipelined(ctx)
 				ss.attempt(ctx, false)
 				if e.Manifest.Lists(wire.MethodObserve) {
 					id := ss.id()
@@ -388,7 +388,7 @@ func lifecycleSpecs(s *suite) {
 		})
 }
 
-func initParams(e *Env, signal string) string {
+func initParams(e *runEnv, signal string) string {
 	return fmt.Sprintf(`{"runId":"run-x","targetName":"conformance","projectRoot":%q,"app":{},"env":{},"headed":false,"workerSlot":0,"signal":{"id":%s}}`, e.Artifacts, signal)
 }
 
@@ -419,10 +419,10 @@ var cleanupBudgets = []int{100, 1000, 3000}
 // lifecycleClauseSpecs are the clause-level LIFE specs (issue 9 §3).
 func lifecycleClauseSpecs(s *suite) {
 	s.spec("settleAttempt, endAttempt, finish and dispose, each listed, answer within timeoutMs + 2000 ms for timeoutMs 100, 1000 and 3000, the suite aborting the signal when timeoutMs runs out",
-		[]string{"LIFE-016"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-016"}, func(ctx context.Context, e *runEnv) {
 			// §4.5–§4.7, §4.2: each "MUST answer within timeoutMs"; D71
 			// gives the 2000 ms slack and the abort at timeoutMs.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			cleanup := func(sig string, t int) string { return fmt.Sprintf(`{"signal":{"id":%s},"timeoutMs":%d}`, sig, t) }
 			methods := []struct {
@@ -457,7 +457,7 @@ func lifecycleClauseSpecs(s *suite) {
 		})
 
 	s.spec("a request and shutdown written in one write are answered in that order, and a shutdown written while session/open of the slow page is in flight gets its null only after session/open has been answered",
-		[]string{"LIFE-019"}, func(ctx context.Context, e *Env) {
+		[]string{"LIFE-019"}, func(ctx context.Context, e *runEnv) {
 			// §2.4: "The server writes the null result only after every
 			// request it received before shutdown on this connection has
 			// been answered (D9)"; it "still honors $/abort".
@@ -470,7 +470,7 @@ func lifecycleClauseSpecs(s *suite) {
 			// when shutdown was read, so this part records no evidence;
 			// a null read before the request's answer is a failure all
 			// the same.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			first, method, params := ss.id(), probeMethod, ""
 			if e.Manifest.Lists(wire.MethodObserve) {
 				method, params = wire.MethodObserve, `{"operation":`+ss.operation(first, 30000)+`}`
@@ -481,7 +481,7 @@ func lifecycleClauseSpecs(s *suite) {
 			if params != "" {
 				content += `,"params":` + params
 			}
-			Expect(ss.r.Write(append(Framed(content+"}"), Framed(`{"jsonrpc":"2.0","id":`+shut+`,"method":"shutdown"}`)...))).To(Succeed())
+			Expect(ss.r.Write(append(framed(content+"}"), framed(`{"jsonrpc":"2.0","id":`+shut+`,"method":"shutdown"}`)...))).To(Succeed())
 			order := ss.answerOrder(ctx, within, first, shut)
 			expectAnsweredFirst(order, first, shut, fmt.Sprintf("%s (id %s) and shutdown (id %s) written in one write", method, first, shut))
 			if len(order) < 2 {
@@ -493,7 +493,7 @@ func lifecycleClauseSpecs(s *suite) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
 				skipNotVerified("the suite keeps a request in flight with session/open of its slow page, and the engine does not list session/open")
 			}
-			ss = e.session(ctx)
+			ss = e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			open := ss.id()
 			_, inFlight := ss.openSlow(ctx, open, open, 30000)
@@ -538,7 +538,7 @@ func expectAnsweredFirst(order []string, first, shut, what string) {
 // answered, and returns the ids in the order their answers were read
 // (those answered before the call first, in their reading order); an id
 // unanswered within d is missing from the list.
-func (s *session) answerOrder(ctx context.Context, d time.Duration, ids ...string) []string {
+func (s *pipelinedConn) answerOrder(ctx context.Context, d time.Duration, ids ...string) []string {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	for {

@@ -28,8 +28,8 @@ func locateSpecs(s *suite) {
 	// that can have nested documents and false on one that cannot (§4.9),
 	// and ERR-003 checks it run-wide.
 	s.spec("a frame expression whose selector matches no nested document fails with FRAME_NOT_FOUND",
-		[]string{"LOC-013"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"LOC-013"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			a.openFixtureRoot(ctx)
 			check := func(where string) {
 				for _, sel := range []string{`iframe[name="e2e-conform-no-such-frame"]`, `#e2e-conform-no-such-frame`} {
@@ -66,7 +66,7 @@ func locateSpecs(s *suite) {
 	// up waiting after 5 s so that the failure message can tell how late
 	// the answer was. D70: 2000 ms.
 	s.spec("a locate query matching nothing on the tree fixture gets [] without error within 2000 ms although timeoutMs is 30000",
-		[]string{"LOC-001"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-001"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			snap := e.fxStage(ctx, c, op, fixture.Tree, "")
 			locateNothingWithin(ctx, c, op, snap, "")
@@ -76,7 +76,7 @@ func locateSpecs(s *suite) {
 	// where the engine's own observation shows the queries match nothing
 	// (so the core profile checks it too).
 	s.specNoFixture("a locate query matching nothing on the engine's start surface gets [] without error within 2000 ms although timeoutMs is 30000, without a fixture screen",
-		[]string{"LOC-001"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-001"}, func(ctx context.Context, e *runEnv) {
 			if !e.Manifest.Lists(wire.MethodObserve) {
 				Skip(notVerified + "the engine lists no engine/observe, so the suite cannot show that its queries match nothing on the start surface")
 			}
@@ -89,7 +89,7 @@ func locateSpecs(s *suite) {
 		})
 
 	s.spec("a locate query matching the tree fixture's duplicate buttons gets both, in document order, without error",
-		[]string{"LOC-002"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-002"}, func(ctx context.Context, e *runEnv) {
 			dups := []string{fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID}
 			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
 				{what: "role button named \"Duplicate\" (exact)", expr: fxRole("button", fxNamed(fxExact(fixture.DuplicateName))), want: dups},
@@ -105,7 +105,7 @@ func locateSpecs(s *suite) {
 	// and in a locate ... carries the same ref.id in both"), so the groups,
 	// which nest the echo and visibility nodes, are checked whole.
 	s.spec("a node in an observation and in a locate sent right after it has the same ref.id in both",
-		[]string{"LOC-003"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-003"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			sc := fixture.Tree
 			e.fxStage(ctx, c, op, sc, "")
@@ -152,7 +152,7 @@ func locateSpecs(s *suite) {
 		})
 
 	s.spec("a role query compares the role exactly, then applies name, states (absent states as false, pressed included) and level, and never returns a hidden node",
-		[]string{"LOC-004"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-004"}, func(ctx context.Context, e *runEnv) {
 			h1, h2, h3 := fixture.TreeHeading1.TestID, fixture.TreeHeading2.TestID, fixture.TreeHeading3.TestID
 			dups := []string{fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID}
 			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
@@ -180,7 +180,7 @@ func locateSpecs(s *suite) {
 	// before its visible twin, so "first" without visible picks the hidden
 	// one (when reported) and with visible the shown one.
 	s.spec("visible: true drops hidden nodes for every query kind, also under scope, inside filter.has and before index",
-		[]string{"LOC-005"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-005"}, func(ctx context.Context, e *runEnv) {
 			hf, sf := fixture.TreeHiddenField.TestID, fixture.TreeShownField.TestID
 			ht, st := fixture.TreeHiddenText.TestID, fixture.TreeShownText.TestID
 			hb, sb := fixture.TreeHiddenButton.TestID, fixture.TreeShownButton.TestID
@@ -208,7 +208,7 @@ func locateSpecs(s *suite) {
 		})
 
 	s.spec("text and label queries return only the innermost node where containers echo a descendant's text",
-		[]string{"LOC-006"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-006"}, func(ctx context.Context, e *runEnv) {
 			outer, middle, leaf := fixture.TreeEchoOuter.TestID, fixture.TreeEchoMiddle.TestID, fixture.TreeEchoLeaf.TestID
 			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
 				{what: "text \"" + fixture.EchoText + "\" (exact)", expr: fxQuery(wire.QueryText, fxExact(fixture.EchoText)), want: []string{leaf}},
@@ -221,7 +221,7 @@ func locateSpecs(s *suite) {
 	// Each query kind must match its own member and not the others': the
 	// negative cases name a value that only another member holds.
 	s.spec("label, placeholder, displayValue and testId queries match name, attributes.placeholder, value and testId, and text queries match name or text",
-		[]string{"LOC-007"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-007"}, func(ctx context.Context, e *runEnv) {
 			hf, sf := fixture.TreeHiddenField.TestID, fixture.TreeShownField.TestID
 			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
 				{what: "label \"Bold\" (a name)", expr: fxQuery(wire.QueryLabel, fxExact("Bold")), want: []string{fixture.TreeBold.TestID}},
@@ -240,7 +240,7 @@ func locateSpecs(s *suite) {
 		})
 
 	s.spec("with scope, only strict descendants of the scope's matches are returned, never a scope node itself",
-		[]string{"LOC-008"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-008"}, func(ctx context.Context, e *runEnv) {
 			outer := fxTestID(fixture.TreeEchoOuter.TestID)
 			visGroup := fxTestID(fixture.TreeVisGroup.TestID)
 			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
@@ -253,7 +253,7 @@ func locateSpecs(s *suite) {
 		})
 
 	s.spec("filter.hasText keeps nodes whose own or a descendant's name, text or value matches, filter.has keeps nodes with a match among their strict descendants, and with both both hold",
-		[]string{"LOC-009"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-009"}, func(ctx context.Context, e *runEnv) {
 			visGroup, outer, middle := fixture.TreeVisGroup.TestID, fixture.TreeEchoOuter.TestID, fixture.TreeEchoMiddle.TestID
 			group := fxRole("group", fxNamed(fxExact("Visibility")))
 			echoes := fxRole("group", fxNamed(fxExact(fixture.EchoLabel)))
@@ -272,7 +272,7 @@ func locateSpecs(s *suite) {
 		})
 
 	s.spec("index first, last and a number pick from the source's matches, and an index past the end gets []",
-		[]string{"LOC-010"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-010"}, func(ctx context.Context, e *runEnv) {
 			dups := fxRole("button", fxNamed(fxExact(fixture.DuplicateName)))
 			first, second := fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID
 			h := fxRole("heading")
@@ -293,7 +293,7 @@ func locateSpecs(s *suite) {
 	// (fixture.SpacedSource); an engine may report it normalized or not,
 	// and both sides are normalized before comparing (§10.3).
 	s.spec("string patterns compare whitespace-normalized text: exact: true whole and case-sensitive, exact: false as a case-insensitive substring",
-		[]string{"LOC-011"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-011"}, func(ctx context.Context, e *runEnv) {
 			sp := []string{fixture.TreeSpaced.TestID}
 			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
 				{what: "text \"" + fixture.SpacedText + "\" (exact)", expr: fxQuery(wire.QueryText, fxExact(fixture.SpacedText)), want: sp},
@@ -319,7 +319,7 @@ func locateSpecs(s *suite) {
 	// cannot evaluate with ECMAScript semantics. No comparison with the §10
 	// reference: its RE2 translation refuses what ECMAScript evaluates.
 	s.spec("each regexp case of the suite's table gets the ECMAScript result or fails with UNSUPPORTED_CAPABILITY",
-		[]string{"LOC-012"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-012"}, func(ctx context.Context, e *runEnv) {
 			sp, acc := []string{fixture.TreeSpaced.TestID}, []string{fixture.TreeAccent.TestID}
 			re := func(what, source, flags string, want []string) fxCase {
 				return fxCase{what: fmt.Sprintf("%s: text /%s/%s", what, source, flags), expr: fxQuery(wire.QueryText, wire.RegexpPattern(source, flags)),
@@ -344,7 +344,7 @@ func locateSpecs(s *suite) {
 	// Off the web the statement accepts any array (or the refusal); the
 	// answer's shape is the client's to validate (WIRE-013).
 	s.spec("a selector expression either fails with UNSUPPORTED_CAPABILITY or answers an array of nodes, and on the web the duplicate buttons' CSS selector returns those two buttons in document order",
-		[]string{"LOC-014"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-014"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			snap := e.fxStage(ctx, c, op, fixture.Tree, "")
 			x := fxIndexOf(snap)
@@ -368,7 +368,7 @@ func locateSpecs(s *suite) {
 	// The error object is read as written on the wire (the client would
 	// turn FRAME_AMBIGUOUS with retryable: true into ENGINE_FAILURE).
 	s.spec("on the frames fixture a frame expression whose selector matches two nested documents fails with FRAME_AMBIGUOUS, retryable: false",
-		[]string{"LOC-015"}, func(ctx context.Context, e *Env) {
+		[]string{"LOC-015"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			e.fxStage(ctx, c, op, fixture.Frames, "")
 			for _, src := range []wire.LocatorExpression{

@@ -26,7 +26,7 @@ import (
 // their own, for a discovery that lets them run.
 func manifestSpecs(s *suite) {
 	s.spec("the initialize manifest, for role run and role worker, validates against §3.8 with rules M1–M13",
-		[]string{"MAN-001"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-001"}, func(ctx context.Context, e *runEnv) {
 			for _, role := range []string{wire.RoleRun, wire.RoleWorker} {
 				raw := announced(ctx, e, role)
 				if err := e.Schemas.ValidateManifest(raw); err != nil {
@@ -36,7 +36,7 @@ func manifestSpecs(s *suite) {
 		})
 
 	s.spec("every listed method, sent with params {}, gets a response that is not -32601 or -32002",
-		[]string{"MAN-002"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-002"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			for i, m := range e.Manifest.Methods {
 				f, err := r.Call(ctx, fmt.Sprint(i+1), m, `{}`)
@@ -51,7 +51,7 @@ func manifestSpecs(s *suite) {
 	// An engine that lists every method leaves nothing to check; the
 	// requirement then holds as stated and the spec passes.
 	s.spec("every ENGINE_METHODS member the manifest does not list gets -32601",
-		[]string{"MAN-003"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-003"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			for i, m := range wire.EngineMethods() {
 				if e.Manifest.Lists(m) {
@@ -64,7 +64,7 @@ func manifestSpecs(s *suite) {
 		})
 
 	s.spec("two connections to the server announce manifests equal under §3.6, and equal to the one discovered",
-		[]string{"MAN-004"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-004"}, func(ctx context.Context, e *runEnv) {
 			// Both connections stay open: two processes (spawn) or two
 			// simultaneous sockets.
 			var ms []wire.Manifest
@@ -79,7 +79,7 @@ func manifestSpecs(s *suite) {
 		})
 
 	s.spec("engine/perform comes with engine/observe and valid actions, engine/performAt with engine/observe and valid pointerActions, and neither list without its method",
-		[]string{"MAN-005"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-005"}, func(ctx context.Context, e *runEnv) {
 			m := announcedMembers(ctx, e)
 			var broken []string
 			for _, c := range []struct {
@@ -112,7 +112,7 @@ func manifestSpecs(s *suite) {
 		})
 
 	s.spec("engine/locate and every keyboard/* method come with engine/observe, keyboard/type and keyboard/press together, keyboard/dismiss only with both",
-		[]string{"MAN-006"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-006"}, func(ctx context.Context, e *runEnv) {
 			m := announcedMembers(ctx, e)
 			var broken []string
 			for _, meth := range []string{wire.MethodLocate, wire.MethodType, wire.MethodPress, wire.MethodDismiss} {
@@ -130,7 +130,7 @@ func manifestSpecs(s *suite) {
 		})
 
 	s.spec("state/capture and state/restore come together; artifacts/startVideo and artifacts/stopVideo come together and only with artifacts/screenshot",
-		[]string{"MAN-007"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-007"}, func(ctx context.Context, e *runEnv) {
 			m := announcedMembers(ctx, e)
 			var broken []string
 			if m.lists(wire.MethodCapture) != m.lists(wire.MethodRestore) {
@@ -146,7 +146,7 @@ func manifestSpecs(s *suite) {
 		})
 
 	s.spec("tapModifiers is a boolean, and true only with engine/perform",
-		[]string{"MAN-008"}, func(ctx context.Context, e *Env) {
+		[]string{"MAN-008"}, func(ctx context.Context, e *runEnv) {
 			m := announcedMembers(ctx, e)
 			raw, present := m.members["tapModifiers"]
 			if !present {
@@ -162,9 +162,9 @@ func manifestSpecs(s *suite) {
 
 // announced runs initialize as role on a new raw connection and returns the
 // manifest of the result as it was written.
-func announced(ctx context.Context, e *Env, role string) json.RawMessage {
+func announced(ctx context.Context, e *runEnv, role string) json.RawMessage {
 	r := e.raw(ctx)
-	f, err := r.Call(ctx, "0", wire.MethodInitialize, InitializeParams(role))
+	f, err := r.Call(ctx, "0", wire.MethodInitialize, initializeParams(role))
 	Expect(err).NotTo(HaveOccurred(), "initialize as %s", role)
 	var res struct {
 		Manifest json.RawMessage `json:"manifest"`
@@ -182,7 +182,7 @@ type manifestMembers struct {
 
 func (m manifestMembers) lists(method string) bool { return slices.Contains(m.methods, method) }
 
-func announcedMembers(ctx context.Context, e *Env) manifestMembers {
+func announcedMembers(ctx context.Context, e *runEnv) manifestMembers {
 	raw := announced(ctx, e, wire.RoleWorker)
 	m := manifestMembers{}
 	Expect(json.Unmarshal(raw, &m.members)).To(Succeed(), "the manifest is not a JSON object: %s", clip(string(raw)))

@@ -28,7 +28,7 @@ func messageSpecs(s *suite) {
 	// listed it never closes, as the statement says. attempt/resolveSecret
 	// is an attempt/* message too.
 	s.spec("every attempt/* message carries the attemptId of the attempt the suite opened, after its startAttempt was written and before its endAttempt response was read",
-		[]string{"S2C-001"}, func(ctx context.Context, e *Env) {
+		[]string{"S2C-001"}, func(ctx context.Context, e *runEnv) {
 			var bad []string
 			for _, screens := range []bool{false, true} {
 				ss := attemptScenario(ctx, e, screens)
@@ -52,7 +52,7 @@ func messageSpecs(s *suite) {
 		})
 
 	s.spec("attempt/screen is sent only in attempts started with screens: true, and carries a valid EngineSnapshot",
-		[]string{"S2C-002"}, func(ctx context.Context, e *Env) {
+		[]string{"S2C-002"}, func(ctx context.Context, e *runEnv) {
 			var bad []string
 			for _, screens := range []bool{false, true} {
 				ss := attemptScenario(ctx, e, screens)
@@ -76,8 +76,8 @@ func messageSpecs(s *suite) {
 		})
 
 	s.spec("the server answers attempt/deriveSecret for the derivation of its pending attempt/resolveSecret with {values: string[]}",
-		[]string{"S2C-005"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"S2C-005"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req == nil {
 				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
@@ -116,8 +116,8 @@ func messageSpecs(s *suite) {
 		})
 
 	s.spec("an error answer (SECRET_UNAVAILABLE) to attempt/resolveSecret leaves the connection working",
-		[]string{"S2C-006"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"S2C-006"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req == nil {
 				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
@@ -136,8 +136,8 @@ func messageSpecs(s *suite) {
 		})
 
 	s.spec("while the suite delays its attempt/resolveSecret answer by 2000 ms, the server answers a request for an unknown method and honors $/abort",
-		[]string{"S2C-007"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"S2C-007"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req == nil {
 				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
@@ -164,10 +164,10 @@ func messageSpecs(s *suite) {
 		})
 
 	s.spec("attempt/deriveSecret with a derivation the server has no pending request for gets -32602",
-		[]string{"S2C-008"}, func(ctx context.Context, e *Env) {
+		[]string{"S2C-008"}, func(ctx context.Context, e *runEnv) {
 			plain := "s3cr3t-canary-unknown-derivation"
 			e.Secret(plain)
-			unknown := func(ss *session, derivation string, what string) {
+			unknown := func(ss *pipelinedConn, derivation string, what string) {
 				since := len(ss.msgs)
 				f := ss.call(ctx, ss.id(), wire.MethodDeriveSecret, `{"derivation":`+derivation+`,"plaintext":"`+plain+`"}`)
 				if ss.derivationRequested(since, derivation) {
@@ -176,11 +176,11 @@ func messageSpecs(s *suite) {
 				}
 				expectCode(f, wire.CodeInvalidParams, "attempt/deriveSecret with "+what)
 			}
-			s1 := e.session(ctx)
+			s1 := e.openPipelined(ctx)
 			s1.attempt(ctx, false)
 			unknown(s1, `{"e2e-conform":"no such derivation"}`, "a derivation the server never sent")
 			// A derivation is forgotten once its resolveSecret is answered.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req == nil {
 				return
@@ -225,10 +225,10 @@ func messageSpecs(s *suite) {
 	// d itself while pending must be accepted first, or the server answers
 	// -32602 to everything and the checks prove nothing.
 	s.spec("attempt/deriveSecret gets -32602 for every derivation without a pending request: one never sent or a pending one retyped, the pending one written with its answer, after its answer, and in a later attempt while another is pending",
-		[]string{"S2C-008"}, func(ctx context.Context, e *Env) {
+		[]string{"S2C-008"}, func(ctx context.Context, e *runEnv) {
 			plain := fxCanary("s3cr3t-canary-derive-")
 			e.Secret(plain)
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			req, trigger := provokeSecret(ctx, e, ss)
 			if req == nil {
 				Skip(notVerified + "the server sent no attempt/resolveSecret in the suite's secret scenario")
@@ -297,8 +297,8 @@ func messageSpecs(s *suite) {
 // endAttempt, and a
 // request for an unknown method after it, to read what the server wrote
 // after the endAttempt response.
-func attemptScenario(ctx context.Context, e *Env, screens bool) *session {
-	ss := e.session(ctx)
+func attemptScenario(ctx context.Context, e *runEnv, screens bool) *pipelinedConn {
+	ss := e.openPipelined(ctx)
 	ss.attempt(ctx, screens)
 	if e.Manifest.Lists(wire.MethodOpen) {
 		id := ss.id()
@@ -343,7 +343,7 @@ func attemptScenario(ctx context.Context, e *Env, screens bool) *session {
 // server requests are held too until ss.hold is cleared. attemptScenario
 // runs the same steps first (S2C-001), so that an engine asking for a
 // secret in them has done so during the run and S2C-005..008 apply.
-func provokeSecret(ctx context.Context, e *Env, ss *session) (*Frame, string) {
+func provokeSecret(ctx context.Context, e *runEnv, ss *pipelinedConn) (*frame, string) {
 	return ss.secretScenario(ctx, e, true)
 }
 
@@ -351,11 +351,11 @@ func provokeSecret(ctx context.Context, e *Env, ss *session) (*Frame, string) {
 // requests: lifecycle/init (when withInit and listed), startAttempt,
 // session/open of the form screen, engine/observe, the secret fill, and
 // endAttempt, those listed, each until it is answered or a request arrives.
-func (s *session) secretScenario(ctx context.Context, e *Env, withInit bool) (*Frame, string) {
+func (s *pipelinedConn) secretScenario(ctx context.Context, e *runEnv, withInit bool) (*frame, string) {
 	s.hold = true
 	// step writes a request (none when params is "", the request already
 	// written) and reads until it is answered or a secret is requested.
-	step := func(id, method, params string) (*Frame, string) {
+	step := func(id, method, params string) (*frame, string) {
 		if params != "" {
 			s.write(id, method, params)
 		}
@@ -418,7 +418,7 @@ func (s *session) secretScenario(ctx context.Context, e *Env, withInit bool) (*F
 }
 
 // respondSecret answers a held attempt/resolveSecret with a canary value.
-func (s *session) respondSecret(f *Frame) {
+func (s *pipelinedConn) respondSecret(f *frame) {
 	for i, h := range s.held {
 		if h == f {
 			s.held = append(s.held[:i], s.held[i+1:]...)

@@ -22,8 +22,8 @@ import (
 // its two taps, a long press MAY end in a tap).
 func pointerSpecs(s *suite) {
 	s.spec("tap, doubleTap, secondaryTap and hover at a point of the pointer surface each get null, and the fixture shows that event within 1 CSS pixel of the point",
-		[]string{"PTR-001"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"PTR-001"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Pointer)
 			for i, k := range []struct{ kind, event string }{
 				{wire.ActionTap, fixture.PointerTap},
@@ -50,8 +50,8 @@ func pointerSpecs(s *suite) {
 		})
 
 	s.spec("longPress at a point registers a long press there, lasting at least durationMs when given",
-		[]string{"PTR-002"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"PTR-002"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Pointer)
 			for i, c := range []struct {
 				duration *float64
@@ -77,8 +77,8 @@ func pointerSpecs(s *suite) {
 		})
 
 	s.spec("dragTo and swipeTo register a pointer path that starts within 1 CSS pixel of point and ends within 1 CSS pixel of target",
-		[]string{"PTR-003"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"PTR-003"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Pointer)
 			for i, k := range []struct {
 				kind     string
@@ -111,8 +111,8 @@ func pointerSpecs(s *suite) {
 	// has room to travel from where the one before left the box (D46:
 	// down and right grow the offset).
 	s.spec("swipe at a point inside the scroll container scrolls that container in the swipe's direction",
-		[]string{"PTR-004"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"PTR-004"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Pointer)
 			for _, dir := range []string{wire.DirectionDown, wire.DirectionRight, wire.DirectionUp, wire.DirectionLeft} {
 				a.observe(ctx)
@@ -144,8 +144,8 @@ func pointerSpecs(s *suite) {
 	// lists every kind there is no kind to send: not verified, never
 	// passed (see ACT-015).
 	s.spec("a kind missing from pointerActions fails with UNSUPPORTED_CAPABILITY and changes nothing",
-		[]string{"PTR-005"}, func(ctx context.Context, e *Env) {
-			a := e.actor(ctx)
+		[]string{"PTR-005"}, func(ctx context.Context, e *runEnv) {
+			a := e.openScreenClient(ctx)
 			tried := 0
 			for _, p := range ptrProbes() {
 				if e.Manifest.HasPointerAction(p.kind) {

@@ -21,8 +21,8 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Frame is one message read off the wire by a Raw connection.
-type Frame struct {
+// frame is one message read off the wire by a rawConn.
+type frame struct {
 	Header  []string // header lines, without CRLF
 	Content []byte
 	Msg     map[string]json.RawMessage // nil when Content is not a JSON object
@@ -44,25 +44,25 @@ type Frame struct {
 
 // answerCtx names the frame, the answer to a request for method, for
 // violations found in it.
-func (f *Frame) answerCtx(method string) msgCtx {
+func (f *frame) answerCtx(method string) msgCtx {
 	return msgCtx{conn: f.conn, where: describeMessage(f, fmt.Sprintf("%s (id %s)", method, f.ID()))}
 }
 
 // Method is the message's method, "" for a response.
-func (f *Frame) Method() string {
+func (f *frame) Method() string {
 	var s string
 	_ = json.Unmarshal(f.Msg["method"], &s)
 	return s
 }
 
 // ID is the message's raw id ("" when absent).
-func (f *Frame) ID() string { return string(f.Msg["id"]) }
+func (f *frame) ID() string { return string(f.Msg["id"]) }
 
 // IsResponse reports whether the frame is a response.
-func (f *Frame) IsResponse() bool { _, ok := f.Msg["method"]; return !ok && f.Msg != nil }
+func (f *frame) IsResponse() bool { _, ok := f.Msg["method"]; return !ok && f.Msg != nil }
 
 // Error decodes the error member of a response, nil when it has none.
-func (f *Frame) Error() *wire.ErrorObject {
+func (f *frame) Error() *wire.ErrorObject {
 	raw, ok := f.Msg["error"]
 	if !ok {
 		return nil
@@ -75,16 +75,16 @@ func (f *Frame) Error() *wire.ErrorObject {
 }
 
 // Result is the raw result member.
-func (f *Frame) Result() json.RawMessage { return f.Msg["result"] }
+func (f *frame) Result() json.RawMessage { return f.Msg["result"] }
 
-// Raw is a connection the suite drives byte by byte, bypassing the client
+// rawConn is a connection the suite drives byte by byte, bypassing the client
 // library (the raw-wire specs). Every frame read is checked for framing
 // (WIRE-001, WIRE-002) and recorded.
-type Raw struct {
-	env    *Env
+type rawConn struct {
+	env    *runEnv
 	conn   *connInfo
 	tc     transport.Conn
-	frames chan *Frame
+	frames chan *frame
 	done   chan struct{}
 	mu     sync.Mutex
 	err    error // why reading stopped
@@ -111,8 +111,8 @@ type Raw struct {
 	closing atomic.Bool
 }
 
-func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
-	r := &Raw{env: e, conn: conn, tc: tc, frames: make(chan *Frame, 256), done: make(chan struct{}), pending: map[string]string{},
+func (e *runEnv) newRaw(tc transport.Conn, conn *connInfo) *rawConn {
+	r := &rawConn{env: e, conn: conn, tc: tc, frames: make(chan *frame, 256), done: make(chan struct{}), pending: map[string]string{},
 		outstanding: map[string]int{}, answeredIDs: map[string]string{}}
 	go r.read()
 	return r
@@ -125,7 +125,7 @@ func (e *Env) newRaw(tc transport.Conn, conn *connInfo) *Raw {
 // ("the stream broke at …"), so that no spec waits its budget for an
 // answer that cannot come, and the rest is read and discarded until the
 // server closes its side (so that it never blocks writing).
-func (r *Raw) read() {
+func (r *rawConn) read() {
 	defer close(r.done)
 	br := bufio.NewReaderSize(r.tc, 64<<10)
 	for {
@@ -178,7 +178,7 @@ func (b *brokenStream) Error() string {
 
 // answers is the request a response answers, "engine/observe (id 7)", ""
 // when it is not a response to a request the suite wrote.
-func (r *Raw) answers(f *Frame) string {
+func (r *rawConn) answers(f *frame) string {
 	if !f.IsResponse() {
 		return ""
 	}
@@ -193,7 +193,7 @@ func (r *Raw) answers(f *Frame) string {
 // awaited names the requests written and not yet answered, for a fault
 // found while reading ("while the answer to engine/observe (id 7) was
 // awaited").
-func (r *Raw) awaited() string {
+func (r *rawConn) awaited() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var l []string
@@ -211,20 +211,20 @@ func (r *Raw) awaited() string {
 }
 
 // violation records a framing violation found on this connection.
-func (r *Raw) violation(id, format string, args ...any) {
+func (r *rawConn) violation(id, format string, args ...any) {
 	r.env.violationIn(msgCtx{conn: r.conn, where: r.awaited()}, id, format, args...)
 }
 
 // headerFault records a header line the server wrote that breaks §1.1 in
 // the trace and the exchange (it is no frame, so nothing else shows it)
 // and returns the error that ends the stream.
-func (r *Raw) headerFault(read []string, line, what string) error {
+func (r *rawConn) headerFault(read []string, line, what string) error {
 	r.env.recordFrame(r.conn, rpc.Received, []byte(strings.Join(append(read, line), "\r\n")))
 	return &brokenStream{conn: r.conn, at: fmt.Sprintf("%s: %q", what, clip(line))}
 }
 
-func (r *Raw) readFrame(br *bufio.Reader) (*Frame, error) {
-	f := &Frame{}
+func (r *rawConn) readFrame(br *bufio.Reader) (*frame, error) {
+	f := &frame{}
 	length := -1
 	headerBytes := 0
 	for {
@@ -349,7 +349,7 @@ func nonASCII(b []byte) bool {
 
 // Write writes bytes as they are. The requests among them are tracked
 // when the bytes are whole frames.
-func (r *Raw) Write(b []byte) error {
+func (r *rawConn) Write(b []byte) error {
 	r.env.recordFrame(r.conn, rpc.Sent, b)
 	contents, ok := splitFrames(b)
 	for _, c := range contents {
@@ -409,7 +409,7 @@ func idKey(raw string) string {
 
 // write writes b; a failure says what could not be written and what the
 // server did (closed its side, its exit status and last stderr lines).
-func (r *Raw) write(b []byte) error {
+func (r *rawConn) write(b []byte) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	_, err := r.tc.Write(b)
@@ -430,22 +430,22 @@ func (r *Raw) write(b []byte) error {
 	return fmt.Errorf("writing %d bytes (%q) on %s failed, %s: %w; %s", len(b), r.env.Redact(clip(string(b))), r.conn.label(), state, err, r.tc.Diagnostics())
 }
 
-// Frame returns content framed with a correct header.
-func Framed(content string) []byte {
+// framed returns content framed with a correct header.
+func framed(content string) []byte {
 	return []byte("Content-Length: " + strconv.Itoa(len(content)) + "\r\n\r\n" + content)
 }
 
 // Send writes one framed message.
-func (r *Raw) Send(content string) error {
+func (r *rawConn) Send(content string) error {
 	r.env.recordFrame(r.conn, rpc.Sent, []byte(content))
 	r.track([]byte(content))
 	r.conn.attempts.sent([]byte(content))
-	return r.write(Framed(content))
+	return r.write(framed(content))
 }
 
 // track records the id of a request the suite writes (of each element,
 // for a batch: a server that answers them breaks WIRE-006, not WIRE-008).
-func (r *Raw) track(content []byte) {
+func (r *rawConn) track(content []byte) {
 	if t := bytes.TrimSpace(content); len(t) > 0 && t[0] == '[' {
 		var batch []json.RawMessage
 		if json.Unmarshal(t, &batch) == nil {
@@ -481,7 +481,7 @@ func (r *Raw) track(content []byte) {
 // a WIRE-008 violation ("the request's id in the same JSON type and value";
 // §1.4 "A receiver echoes an id unchanged, with the same JSON type and
 // value").
-func (r *Raw) checkID(f *Frame) {
+func (r *rawConn) checkID(f *frame) {
 	if !f.IsResponse() {
 		return
 	}
@@ -530,7 +530,7 @@ func (r *Raw) checkID(f *Frame) {
 
 // Next returns the next frame, or an error when the connection ended or ctx
 // is done.
-func (r *Raw) Next(ctx context.Context) (*Frame, error) {
+func (r *rawConn) Next(ctx context.Context) (*frame, error) {
 	select {
 	case f, ok := <-r.frames:
 		if !ok {
@@ -558,7 +558,7 @@ func (r *Raw) Next(ctx context.Context) (*Frame, error) {
 // raw read that waits for an answer must not take one of them for it. What
 // they carry is checked by the run-wide checks on every frame; LIFE-005,
 // which forbids them before initialized, reads frames with Next.
-func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
+func (r *rawConn) NextResponse(ctx context.Context) (*frame, error) {
 	for {
 		f, err := r.Next(ctx)
 		if err != nil {
@@ -572,7 +572,7 @@ func (r *Raw) NextResponse(ctx context.Context) (*Frame, error) {
 
 // Response waits for the response with id (raw JSON, e.g. `7` or `"x"`),
 // passing over notifications; a response with another id is an error.
-func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
+func (r *rawConn) Response(ctx context.Context, id string) (*frame, error) {
 	waited, method := "id "+id, "the request"
 	r.mu.Lock()
 	if m, ok := r.pending[id]; ok {
@@ -601,7 +601,7 @@ func (r *Raw) Response(ctx context.Context, id string) (*Frame, error) {
 }
 
 // Call sends a request and waits for its response.
-func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, error) {
+func (r *rawConn) Call(ctx context.Context, id, method, params string) (*frame, error) {
 	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
 	if params != "" {
 		msg += `,"params":` + params
@@ -621,7 +621,7 @@ func (r *Raw) Call(ctx context.Context, id, method, params string) (*Frame, erro
 }
 
 // Notify sends a notification.
-func (r *Raw) Notify(method, params string) error {
+func (r *rawConn) Notify(method, params string) error {
 	msg := `{"jsonrpc":"2.0","method":"` + method + `"`
 	if params != "" {
 		msg += `,"params":` + params
@@ -629,14 +629,14 @@ func (r *Raw) Notify(method, params string) error {
 	return r.Send(msg + "}")
 }
 
-// InitializeParams are valid initialize params for role.
-func InitializeParams(role string) string {
+// initializeParams are valid initialize params for role.
+func initializeParams(role string) string {
 	return `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"` + role + `"}`
 }
 
 // Initialize runs the handshake (initialize with id 0, then initialized).
-func (r *Raw) Initialize(ctx context.Context) (*Frame, error) {
-	f, err := r.Call(ctx, "0", "initialize", InitializeParams("worker"))
+func (r *rawConn) Initialize(ctx context.Context) (*frame, error) {
+	f, err := r.Call(ctx, "0", "initialize", initializeParams("worker"))
 	if err != nil {
 		return nil, err
 	}
@@ -647,13 +647,13 @@ func (r *Raw) Initialize(ctx context.Context) (*Frame, error) {
 }
 
 // Ended is closed when the server closed its side.
-func (r *Raw) Ended() <-chan struct{} { return r.done }
+func (r *rawConn) Ended() <-chan struct{} { return r.done }
 
 // Conn is the transport connection (for spawn: a transport.SpawnConn).
-func (r *Raw) Conn() transport.Conn { return r.tc }
+func (r *rawConn) Conn() transport.Conn { return r.tc }
 
 // Close releases the connection within timeout.
-func (r *Raw) Close(timeout time.Duration) error {
+func (r *rawConn) Close(timeout time.Duration) error {
 	r.closing.Store(true)
 	return r.tc.Close(timeout)
 }

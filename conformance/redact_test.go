@@ -37,7 +37,7 @@ func TestRedactSecrets(t *testing.T) {
 }
 
 func TestRegisterDerived(t *testing.T) {
-	e := &Env{}
+	e := &runEnv{}
 	e.registerDerived([]byte(`{"jsonrpc":"2.0","id":3,"result":{"values":["dGhlLWRlcml2ZWQ=","x"]}}`))
 	e.registerDerived([]byte(`{"jsonrpc":"2.0","id":4,"result":{"other":["not-a-secret"]}}`))
 	got := e.Redact("dGhlLWRlcml2ZWQ= not-a-secret")

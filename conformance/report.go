@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -177,7 +176,7 @@ func totalEvidence(ev Evidence) int {
 // summarize turns spec results into the requirement verdicts, the verdict
 // and the exit code (one function decides all three, so the summary and the
 // exit code cannot disagree).
-func summarize(cfg Config, env *Env, specs []SpecResult, harnessErr error) Result {
+func summarize(cfg Config, env *runEnv, specs []SpecResult, harnessErr error) Result {
 	return summarizeRun(cfg, env.summaryInput(), specs, harnessErr)
 }
 
@@ -205,18 +204,13 @@ type summaryInput struct {
 }
 
 // summaryInput collects e's part of the summary (a nil e: nothing).
-func (e *Env) summaryInput() summaryInput {
+func (e *runEnv) summaryInput() summaryInput {
 	if e == nil {
 		return summaryInput{}
 	}
 	in := summaryInput{reached: e.Manifest.Name != "", transport: e.Transport, manifest: e.Manifest, latency: e.latency.snapshot()}
 	in.facts.TapModifiersPresent = e.tapModifiersPresent
-	e.mu.Lock()
-	for k := range e.sent {
-		in.facts.ServerSent = append(in.facts.ServerSent, k)
-	}
-	e.mu.Unlock()
-	sort.Strings(in.facts.ServerSent)
+	in.facts.ServerSent = e.sentKinds()
 	if e.initRefused != nil {
 		in.facts.InitRefused = e.initRefused.Error()
 	}

@@ -206,7 +206,7 @@ func (r *Result) markIncomplete(why string) {
 // does TRN-001 (§9.1: "stdout carries only the protocol [...] Any byte on
 // stdout that does not frame as §1.1 is a fatal framing fault"): the
 // violation was observed, it is not a gap of the run.
-func (r *Result) markUnreachable(err error, env *Env) {
+func (r *Result) markUnreachable(err error, env *runEnv) {
 	r.fail("LIFE-001", "the engine could not be initialized: "+err.Error())
 	if env != nil {
 		if v := env.Violations("WIRE-001"); len(v) > 0 {

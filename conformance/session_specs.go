@@ -25,8 +25,8 @@ func sessionSpecs(s *suite) {
 	// that an engine that waits out its budget before failing answers within
 	// the spec's own timeout.
 	s.spec("session/open of an http URL on a closed loopback port fails",
-		[]string{"SESS-002"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"SESS-002"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			u := closedLoopbackURL()
 			// Twice: the second open of the attempt must fail as well
 			// (§4.18 "When nothing answers at the URL, open MUST fail", on
@@ -57,7 +57,7 @@ func sessionSpecs(s *suite) {
 	// verified, as every other fixture requirement is then; an open that
 	// got null and a next observation without the page fails.
 	s.spec("session/open of a fixture URL gets null and the next observation shows that page",
-		[]string{"SESS-001"}, func(ctx context.Context, e *Env) {
+		[]string{"SESS-001"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to read the page back", wire.MethodObserve)
 			c, op, _ := e.inAttempt(ctx)
 			staged := false // some page of this spec was shown: the engine can stage the surface
@@ -92,7 +92,7 @@ func sessionSpecs(s *suite) {
 	// back within 5 s: the statement does not say "the next observation",
 	// and a browser's back may settle after its answer).
 	s.spec("session/back with no history gets null, and after opening page A and then page B it shows page A",
-		[]string{"SESS-003"}, func(ctx context.Context, e *Env) {
+		[]string{"SESS-003"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to open pages A and B", wire.MethodOpen)
 			c, op, _ := e.inAttempt(ctx)
 			err := c.Back(ctx, op)
@@ -113,7 +113,7 @@ func sessionSpecs(s *suite) {
 	// show no location ("until open is called"); then open must work again.
 	// about:blank counts as no location (D65).
 	s.spec("after session/restart or session/reset the next observations have no location (or about:blank) until session/open is called",
-		[]string{"SESS-004"}, func(ctx context.Context, e *Env) {
+		[]string{"SESS-004"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			for _, m := range []string{wire.MethodRestart, wire.MethodReset} {
 				if !e.Manifest.Lists(m) {
@@ -137,7 +137,7 @@ func sessionSpecs(s *suite) {
 		})
 
 	s.spec("after session/reset the storage fixture's persisted value is gone",
-		[]string{"SESS-005"}, func(ctx context.Context, e *Env) {
+		[]string{"SESS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			v := fxCanary("v5-")
 			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v)))
@@ -151,7 +151,7 @@ func sessionSpecs(s *suite) {
 		})
 
 	s.spec("after session/restart the storage fixture's persisted value is still there",
-		[]string{"SESS-006"}, func(ctx context.Context, e *Env) {
+		[]string{"SESS-006"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			v := fxCanary("v6-")
 			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v)))

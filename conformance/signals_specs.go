@@ -12,9 +12,6 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// abortBound is the promptness bound of §7.7 (D67).
-const abortBound = 2000 * time.Millisecond
-
 // Signals and abort: spec §7; catalog SIG.
 //
 // The specs on the slow page first check that session/open of it is still
@@ -25,7 +22,7 @@ const abortBound = 2000 * time.Millisecond
 // purpose.
 func signalSpecs(s *suite) {
 	s.spec("a tap whose operation signal has aborted: true gets an error within 2000 ms and leaves the counter unchanged",
-		[]string{"SIG-001"}, func(ctx context.Context, e *Env) {
+		[]string{"SIG-001"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			snap := e.stage(ctx, c, op, counterPath, counterMarker)
 			btn := counterTap(snap)
@@ -65,11 +62,11 @@ func signalSpecs(s *suite) {
 	// comes after the aborted opens and is answered before their listeners
 	// are read, so an engine acting on them in order has acted by then.
 	s.specNoFixture("a session/open, session/back, session/restart or session/reset whose signal has aborted: true, with or without a reason, gets an error within 2000 ms and has no effect: the URL is not reached and the location does not change",
-		[]string{"SIG-001"}, func(ctx context.Context, e *Env) {
+		[]string{"SIG-001"}, func(ctx context.Context, e *runEnv) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
 				Skip(notVerified + "the engine does not list session/open, whose effects the no-fixture check watches")
 			}
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			reasons := []string{"", reasonE2E("SIG-001 aborted at send", false)}
 			abortedOp := func(id, reason string) string {
@@ -142,8 +139,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("a request aborted at send with a reason gets that reason back as its error, code, message and data equal",
-		[]string{"SIG-002"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-002"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			method, rest := abortableMethod(e)
 			for _, reason := range []string{reasonE2E("SIG-002 e2e", false), reasonEngine("SIG-002 engine", "OPERATION_TIMEOUT", false)} {
@@ -157,8 +154,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("a $/abort for the signal of an in-flight session/open of the slow page, with and without a reason, gets it answered within 2000 ms",
-		[]string{"SIG-003"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-003"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			for _, reason := range []string{"", reasonE2E("SIG-003", false)} {
 				id := ss.id()
@@ -171,8 +168,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("when the $/abort of an in-flight session/open carries a reason and the request did not complete, its error equals the reason",
-		[]string{"SIG-004"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-004"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			checked := 0
 			for _, reason := range []string{reasonE2E("SIG-004 e2e", false), reasonEngine("SIG-004 engine", "OPERATION_TIMEOUT", false)} {
@@ -202,8 +199,8 @@ func signalSpecs(s *suite) {
 	// aborts mid-flight need it in flight, and the spec is not verified when
 	// it is not.
 	s.spec("every error answering an aborted request, aborted at send or by $/abort, with a retryable reason or none, is not retryable",
-		[]string{"SIG-005"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-005"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			reasons := []string{reasonEngine("SIG-005 engine", "NODE_STALE", true), reasonE2E("SIG-005 e2e", true), ""}
 			for _, reason := range reasons {
@@ -235,8 +232,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("when the $/abort of an in-flight session/open has no reason and the request did not complete, its error is -32000 engine CANCELLED, retryable: false",
-		[]string{"SIG-006"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-006"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			id := ss.id()
 			if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
@@ -259,8 +256,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("a $/abort for an id the server never saw gets no response and disturbs nothing",
-		[]string{"SIG-007"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-007"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodObserve) {
 				ss.attempt(ctx, false)
 			}
@@ -282,8 +279,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("a session/open of the slow page and a $/abort for its signal written in one write: the abort applies within 2000 ms",
-		[]string{"SIG-008"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-008"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			// The slow page must stay in flight on this engine first.
 			id := ss.id()
@@ -294,7 +291,7 @@ func signalSpecs(s *suite) {
 			id = ss.id()
 			req := `{"jsonrpc":"2.0","id":` + id + `,"method":"session/open","params":` + ss.openParams(e.FixtureURL+slowPath, id, 30000) + `}`
 			ss.sent[id] = wire.MethodOpen
-			Expect(ss.r.Write(append(Framed(req), Framed(`{"jsonrpc":"2.0","method":"$/abort","params":{"id":`+id+`}}`)...))).To(Succeed())
+			Expect(ss.r.Write(append(framed(req), framed(`{"jsonrpc":"2.0","method":"$/abort","params":{"id":`+id+`}}`)...))).To(Succeed())
 			t := time.Now()
 			ss.notRefused(ctx, ss.answeredWithin(ctx, id, t, abortBound, "session/open of the slow page written in one write with its $/abort"), "")
 		})
@@ -304,8 +301,8 @@ func signalSpecs(s *suite) {
 	// answered before the abort; a server keeping one request per id (the
 	// last) then leaves the open unaborted, which is what fails.
 	s.spec("aborting one id that an in-flight session/open of the slow page and an engine/observe share gets both answered within 2000 ms",
-		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-009"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			sig := ss.id()
 			open := ss.id()
@@ -328,8 +325,8 @@ func signalSpecs(s *suite) {
 	// others run to the end of the slow page (5 s). Two and then three
 	// slow opens share one id, all in flight when the abort is written.
 	s.spec("aborting one id that two, then three, in-flight session/open requests of the slow page share gets every one of them answered within 2000 ms",
-		[]string{"SIG-009"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-009"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			for _, n := range []int{2, 3} {
 				sig := ss.id()
@@ -355,8 +352,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("a request reusing a forgotten signal id, after its $/abort or an attempt-scoped id after endAttempt, is a new live signal that a later $/abort aborts",
-		[]string{"SIG-010"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-010"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			scoped := ss.startSig // attempt-scoped: the first attempt's startAttempt signal
 			sig := "77001"
@@ -392,18 +389,18 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("dispose with a reuseSignal gets null; a later $/abort of that id gets no response, and init afterwards is answered as without the abort",
-		[]string{"SIG-011"}, func(ctx context.Context, e *Env) {
+		[]string{"SIG-011"}, func(ctx context.Context, e *runEnv) {
 			lists := e.Manifest.Lists(wire.MethodInit)
 			// How a second init on a connection is answered without the
 			// abort (LIFE-009): null or INVALID_STATE.
 			var baseline string
 			if lists {
-				s1 := e.session(ctx)
+				s1 := e.openPipelined(ctx)
 				expectResult(s1.init(ctx), "lifecycle/init")
 				expectResult(s1.call(ctx, s1.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`), "lifecycle/dispose")
 				baseline = initOutcome(s1.init(ctx))
 			}
-			s2 := e.session(ctx)
+			s2 := e.openPipelined(ctx)
 			if lists {
 				expectResult(s2.init(ctx), "lifecycle/init")
 			}
@@ -423,7 +420,7 @@ func signalSpecs(s *suite) {
 			s2.probe(ctx, "after the $/abort of a kept reuseSignal")
 			s2.noStray("$/abort of a kept reuseSignal")
 			if e.Transport == "socket" {
-				s3 := e.session(ctx)
+				s3 := e.openPipelined(ctx)
 				if lists {
 					Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after the $/abort of a reuseSignal"))).To(Equal("null"))
 				}
@@ -431,8 +428,8 @@ func signalSpecs(s *suite) {
 		})
 
 	s.spec("a session/open of the slow page with timeoutMs 1000 and no $/abort is answered within 3000 ms",
-		[]string{"SIG-012"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"SIG-012"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			id := ss.id()
 			t, inFlight := ss.openSlow(ctx, id, id, 1000)
@@ -445,7 +442,7 @@ func signalSpecs(s *suite) {
 
 // initOutcome classifies the answer to a second lifecycle/init (LIFE-009):
 // "null", "INVALID_STATE", or what else it was.
-func initOutcome(f *Frame) string {
+func initOutcome(f *frame) string {
 	eo := f.Error()
 	if eo == nil {
 		return string(f.Result())
@@ -459,7 +456,7 @@ func initOutcome(f *Frame) string {
 // abortableMethod picks the listed operation method SIG-002 sends aborted
 // at send, with the params it needs besides operation. Every manifest that
 // lists an operation method lists one of these (rules M2, M4, M6, M7, M9).
-func abortableMethod(e *Env) (method, rest string) {
+func abortableMethod(e *runEnv) (method, rest string) {
 	for _, m := range []string{wire.MethodObserve, wire.MethodScreenshot, wire.MethodCapture, wire.MethodBack, wire.MethodRestart, wire.MethodReset} {
 		if e.Manifest.Lists(m) {
 			return m, ""

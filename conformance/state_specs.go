@@ -21,8 +21,8 @@ func stateSpecs(s *suite) {
 	// moment the suite wrote the capture request, and only when the suite
 	// shares the server's clock (as ART-004 does for its times).
 	s.spec("state/capture returns {format, version, data} with a non-empty format, a number version, and expiresAt, when present, an RFC 3339 time after the capture",
-		[]string{"STATE-001"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"STATE-001"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			a.openFixtureRoot(ctx)
 			sent := time.Now()
 			st := resultObject(a.call(ctx, wire.MethodCapture, ""), "state/capture")
@@ -49,8 +49,8 @@ func stateSpecs(s *suite) {
 	// observable without the storage fixture; the statement asks for the
 	// error.
 	s.spec("state/restore of a state with an unknown format fails with -32000 e2e configuration SESSION_INVALID",
-		[]string{"STATE-005"}, func(ctx context.Context, e *Env) {
-			a := e.rawAttempt(ctx)
+		[]string{"STATE-005"}, func(ctx context.Context, e *runEnv) {
+			a := e.openRawAttempt(ctx)
 			what := "state/restore of {format: \"e2e-conform-unknown\", version: 1, data: {}}"
 			eo := expectCode(a.call(ctx, wire.MethodRestore, `"state":{"format":"e2e-conform-unknown","version":1,"data":{}}`), wire.CodeEngineError, what)
 			d := dataOf(eo)
@@ -66,7 +66,7 @@ func stateSpecs(s *suite) {
 	// Values are fresh per spec, so an engine that keeps storage across
 	// connections cannot show them by accident from another spec.
 	s.spec("a state captured after the storage fixture stored a value, restored in a later attempt on a new connection, makes the fixture show that value",
-		[]string{"STATE-002"}, func(ctx context.Context, e *Env) {
+		[]string{"STATE-002"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to restore the captured state", wire.MethodRestore)
 			v := fxCanary("v2-")
 			st := e.fxCaptureStored(ctx, []string{v})
@@ -83,7 +83,7 @@ func stateSpecs(s *suite) {
 	// not verified). Both are restored one after the other right after
 	// startAttempt, V first: a restore that merges leaves V next to W.
 	s.spec("restoring a state holding only W after one holding V leaves V gone: restore replaces, never merges",
-		[]string{"STATE-003"}, func(ctx context.Context, e *Env) {
+		[]string{"STATE-003"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to restore the captured states", wire.MethodRestore)
 			v, w := fxCanary("v3-"), fxCanary("w3-")
 			sv := e.fxCaptureStored(ctx, []string{v})
@@ -107,9 +107,9 @@ func stateSpecs(s *suite) {
 	// the canary. It is not registered with e.Secret: that registry holds
 	// ERR-007's canaries.
 	s.spec("the storage fixture's canary, kept in state without being displayed, appears in no error, engine/log line, attempt/* notification or stderr line",
-		[]string{"STATE-004"}, func(ctx context.Context, e *Env) {
+		[]string{"STATE-004"}, func(ctx context.Context, e *runEnv) {
 			var errs []string
-			var msgs []*Messages
+			var msgs []*notifications
 			keep := func(err error) {
 				if eo := fxWireError(err); eo != nil {
 					errs = append(errs, fmt.Sprintf("error %d %q data %s", eo.Code, eo.Message, string(eo.Data)))

@@ -32,7 +32,7 @@ type suite struct {
 	cfg Config
 	// started is when the run began (its BeforeAll).
 	started time.Time
-	env     *Env
+	env     *runEnv
 	// discovery is why the engine could not be reached, if it could not.
 	discovery error
 	// selected is the configuration's selection (profile, Only, Skip) as
@@ -41,7 +41,7 @@ type suite struct {
 	selected func(labels []string) bool
 	// live is env once BeforeAll made it, for readers on other goroutines
 	// (the redacting copy of ginkgo's output).
-	live atomic.Pointer[Env]
+	live atomic.Pointer[runEnv]
 	// stoppedBy is the text of the spec that failed a MUST requirement
 	// first, when Config.FailFast stops the run there.
 	stoppedBy string
@@ -50,7 +50,7 @@ type suite struct {
 // spec registers one spec checking the requirements ids. The body runs only
 // when at least one of them applies to the engine; it is skipped as not
 // applicable otherwise, with the reason.
-func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e *Env)) {
+func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e *runEnv)) {
 	s.register1(text, ids, false, body)
 }
 
@@ -59,12 +59,12 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 // row's fixture serves one clause; the rule binds more, e.g. ERR-007's
 // env and attempt/resolveSecret canaries, SIG-001 for other methods). It
 // is not labelled fixture, so the core profile runs it.
-func (s *suite) specNoFixture(text string, ids []string, body func(ctx context.Context, e *Env)) {
+func (s *suite) specNoFixture(text string, ids []string, body func(ctx context.Context, e *runEnv)) {
 	s.register1(text, ids, true, body)
 }
 
 // register1 registers one spec; noFixture drops the fixture label.
-func (s *suite) register1(text string, ids []string, noFixture bool, body func(ctx context.Context, e *Env)) {
+func (s *suite) register1(text string, ids []string, noFixture bool, body func(ctx context.Context, e *runEnv)) {
 	labels := Label(ids...)
 	areas := map[string]bool{}
 	fixture := false

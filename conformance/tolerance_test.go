@@ -80,7 +80,7 @@ var allowedBehaviours = map[string]allowedBehaviour{
 		want: map[string][]conformance.Status{"S2C-005": passed, "S2C-006": passed, "S2C-007": passed, "S2C-008": passed}},
 	"secret-before-end": {profile: "full", only: "S2C",
 		want: map[string][]conformance.Status{"S2C-005": passed, "S2C-006": passed, "S2C-007": passed, "S2C-008": passed}},
-	// Raw reads pass over allowed notifications (§6.7, D29).
+	// rawConn reads pass over allowed notifications (§6.7, D29).
 	"log-chatter": {profile: "full", only: "WIRE,LIFE,SIG-007",
 		want: map[string][]conformance.Status{"WIRE-003": passed, "WIRE-004": passed, "WIRE-005": passed, "WIRE-006": passed, "WIRE-008": passed, "WIRE-009": passed, "WIRE-011": passed, "LIFE-012": passed, "LIFE-013": passed}},
 	// An engine whose lifecycle/init fails (§4.3: "Errors: any"): nothing

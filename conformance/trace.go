@@ -18,7 +18,7 @@ import (
 // Connection roles in traces and exchanges.
 const (
 	roleClient = "client" // a protocol/client connection (handshake by the client library)
-	roleRaw    = "raw"    // a Raw connection, driven byte by byte
+	roleRaw    = "raw"    // a rawConn, driven byte by byte
 )
 
 // Bounds of what is kept of frames.
@@ -156,7 +156,7 @@ func (c *connInfo) recentExchange() string {
 }
 
 // newConn numbers a new connection.
-func (e *Env) newConn(role string) *connInfo {
+func (e *runEnv) newConn(role string) *connInfo {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.conns++
@@ -328,7 +328,7 @@ func (t *traceLog) flush(w io.Writer, redact func(string) string) error {
 // redacted, labelled with its connection, kept for the running spec's
 // exchange and the connection's recent frames, written to Verbose, and to
 // the trace.
-func (e *Env) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
+func (e *runEnv) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
 	if dir == rpc.Received {
 		e.frameReceived()
 		e.registerDerived(content) // before the frame is shown anywhere
@@ -375,7 +375,7 @@ func describeRequest(content []byte) string {
 // LastFrames renders the running (or last) spec's exchange, every frame
 // labelled with its connection, and, for each of its requirements with a
 // run-wide violation, the frames around the first one.
-func (e *Env) LastFrames() string {
+func (e *runEnv) LastFrames() string {
 	e.mu.Lock()
 	x := e.lastExchange
 	ids := append([]string(nil), e.lastIDs...)
@@ -403,7 +403,7 @@ func indentLines(s string) string {
 }
 
 // writeTrace writes the run's trace to cfg.Trace, if set.
-func (e *Env) writeTrace() error {
+func (e *runEnv) writeTrace() error {
 	if e == nil || e.trace == nil || e.cfg.Trace == nil {
 		return nil
 	}
@@ -414,7 +414,7 @@ func (e *Env) writeTrace() error {
 // fault of the server's) while the running spec used it: a failure of the
 // spec is then reported not verified, with how, unless the spec checks the
 // framing itself (suite.go, report.go). prepareSpec forgets it.
-func (e *Env) streamBroke(how string) {
+func (e *runEnv) streamBroke(how string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.specBroken == "" {
@@ -423,7 +423,7 @@ func (e *Env) streamBroke(how string) {
 }
 
 // redactLocked is Redact with e.mu held.
-func (e *Env) redactLocked(s string) string {
+func (e *runEnv) redactLocked(s string) string {
 	m, tail := e.secretScanLocked()
 	return redactWith(m, tail, s)
 }
@@ -432,7 +432,7 @@ func (e *Env) redactLocked(s string) string {
 // broke: a raw connection's framing fault (streamBroke), or a client
 // connection whose stream failed on a malformed message; "" when none did.
 // It is called before endSpec.
-func (e *Env) brokenStream() string {
+func (e *runEnv) brokenStream() string {
 	e.mu.Lock()
 	b := e.specBroken
 	clients := append([]*client.Conn(nil), e.specClients...)

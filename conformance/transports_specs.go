@@ -19,8 +19,8 @@ import (
 // TRN-003..006 over socket (the catalog's applicability).
 func transportSpecs(s *suite) {
 	s.spec("the process writes nothing to stdout but framed protocol messages, from start to exit, failing requests included",
-		[]string{"TRN-001"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"TRN-001"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			// Every request is awaited without judging its answer (other
 			// requirements do); a framing fault ends the reading, and the
 			// check at the end says what the process wrote.
@@ -83,8 +83,8 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("the process exits within 5000 ms of SIGTERM",
-		[]string{"TRN-002"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"TRN-002"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			sc := ss.r.Conn().(transport.SpawnConn)
 			Expect(sc.Signal(syscall.SIGTERM)).To(Succeed(), "sending SIGTERM")
@@ -101,16 +101,16 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("the server serves two simultaneous connections, each with its own initialize, and one's shutdown leaves the other working",
-		[]string{"TRN-003"}, func(ctx context.Context, e *Env) {
-			a := e.session(ctx)
+		[]string{"TRN-003"}, func(ctx context.Context, e *runEnv) {
+			a := e.openPipelined(ctx)
 			b := e.raw(ctx)
 			ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
-			f, err := b.Call(ictx, "0", wire.MethodInitialize, InitializeParams(wire.RoleWorker))
+			f, err := b.Call(ictx, "0", wire.MethodInitialize, initializeParams(wire.RoleWorker))
 			Expect(err).NotTo(HaveOccurred(), "initialize on a second connection while the first is open: want an answer within 10 s")
 			expectResult(f, "initialize on a second connection while the first is open")
 			Expect(b.Notify(wire.MethodInitialized, "{}")).To(Succeed())
-			bs := &session{e: e, r: b, replies: map[string]reply{}, sent: map[string]string{}}
+			bs := &pipelinedConn{e: e, r: b, replies: map[string]reply{}, sent: map[string]string{}}
 			a.probe(ctx, "on the first connection after the second's initialize")
 			bs.probe(ctx, "on the second connection")
 			expectResult(a.call(ctx, a.id(), wire.MethodShutdown, ""), "shutdown of the first connection")
@@ -118,9 +118,9 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("after a connection closes, with or without shutdown, a new connection's initialize succeeds",
-		[]string{"TRN-004"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-004"}, func(ctx context.Context, e *runEnv) {
 			for _, clean := range []bool{true, false} {
-				r, err := e.Raw(ctx)
+				r, err := e.openRaw(ctx)
 				Expect(err).NotTo(HaveOccurred(), "opening a connection")
 				_, err = r.Initialize(ctx)
 				Expect(err).NotTo(HaveOccurred(), "initialize")
@@ -148,13 +148,13 @@ func transportSpecs(s *suite) {
 	// before the close, never had the request in flight: not verified,
 	// whatever order its answers take.
 	s.spec("a connection closing without shutdown leaves a session/open of a page the suite holds in flight on another connection to complete normally",
-		[]string{"TRN-005"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-005"}, func(ctx context.Context, e *runEnv) {
 			if !e.Manifest.Lists(wire.MethodOpen) {
 				Skip(notVerified + "the suite keeps a request in flight with session/open of a page its HTTP server holds, and the manifest does not list session/open")
 			}
-			a := e.session(ctx)
+			a := e.openPipelined(ctx)
 			a.attempt(ctx, false)
-			other, err := e.Raw(ctx)
+			other, err := e.openRaw(ctx)
 			Expect(err).NotTo(HaveOccurred(), "opening a second connection")
 			DeferCleanup(func() { _ = other.Close(time.Second) })
 			_, err = other.Initialize(ctx)
@@ -222,7 +222,7 @@ func transportSpecs(s *suite) {
 		})
 
 	s.spec("after exit, with or without shutdown, the server closes that connection within 2000 ms",
-		[]string{"TRN-006"}, func(ctx context.Context, e *Env) {
+		[]string{"TRN-006"}, func(ctx context.Context, e *runEnv) {
 			for _, clean := range []bool{true, false} {
 				r := e.initialized(ctx)
 				if clean {

@@ -19,9 +19,9 @@ import (
 func wireSpecs(s *suite) {
 	wireClauseSpecs(s)
 	s.spec("a message split across writes, 50 ms apart, several messages in one write, and a Content-Type field are handled",
-		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-003"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
-			msg := Framed(`{"jsonrpc":"2.0","id":1,"method":"foo/bar","params":{}}`)
+			msg := framed(`{"jsonrpc":"2.0","id":1,"method":"foo/bar","params":{}}`)
 			parts := [][]byte{msg[:9], msg[9:30], msg[30:]}
 			written := 0
 			for i, part := range parts {
@@ -36,8 +36,8 @@ func wireSpecs(s *suite) {
 			f, err := r.Response(ctx, "1")
 			Expect(err).NotTo(HaveOccurred(), "the answer to a request written in 3 parts 50 ms apart (split inside the header part and the content): want -32601")
 			expectCode(f, wire.CodeMethodNotFound, "a split request")
-			two := append(append([]byte("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"), Framed(`{"jsonrpc":"2.0","id":2,"method":"foo/bar"}`)...),
-				Framed(`{"jsonrpc":"2.0","id":3,"method":"foo/bar"}`)...)
+			two := append(append([]byte("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"), framed(`{"jsonrpc":"2.0","id":2,"method":"foo/bar"}`)...),
+				framed(`{"jsonrpc":"2.0","id":3,"method":"foo/bar"}`)...)
 			Expect(r.Write(two)).To(Succeed())
 			got := map[string]bool{}
 			for len(got) < 2 {
@@ -52,7 +52,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("content that is not UTF-8 JSON executes nothing, then the next request is answered or the connection closes within 5000 ms",
-		[]string{"WIRE-004"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-004"}, func(ctx context.Context, e *runEnv) {
 			for _, bad := range []string{`{"jsonrpc":"2.0","id":1,"method":`, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"foo/\xff\"}"} {
 				r := e.initialized(ctx)
 				Expect(r.Send(bad)).To(Succeed())
@@ -61,7 +61,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("a JSON object that is not a JSON-RPC 2.0 message gets -32600 and the connection keeps working",
-		[]string{"WIRE-005"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-005"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			for i, bad := range []string{
 				`{"jsonrpc":"1.0","id":%d,"method":"foo/bar"}`,
@@ -87,7 +87,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("a batch executes none of its elements and gets at most one -32600 with id null",
-		[]string{"WIRE-006"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-006"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			batch := `[{"jsonrpc":"2.0","id":1,"method":"shutdown"},{"jsonrpc":"2.0","id":2,"method":"foo/bar"}]`
 			batchElems := map[string]string{"1": "shutdown", "2": "foo/bar"}
@@ -129,7 +129,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("a header announcing more than 67,108,864 bytes, or lacking a valid Content-Length, makes the server close within 5000 ms",
-		[]string{"WIRE-007"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-007"}, func(ctx context.Context, e *runEnv) {
 			for _, header := range []string{fmt.Sprintf("Content-Length: %d\r\n\r\n", wire.MaxMessageBytes+1), "Content-Type: application/json\r\n\r\n{}"} {
 				r := e.initialized(ctx)
 				Expect(r.Write([]byte(header))).To(Succeed())
@@ -142,7 +142,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("every request gets exactly one response with its id in the same JSON type and value",
-		[]string{"WIRE-008"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-008"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			for _, id := range []string{"0", "7", "2147483647", `"abc"`, `"7"`} {
 				f, err := r.Call(ctx, id, "foo/bar", "")
@@ -157,7 +157,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("a request for an unknown method gets -32601; unknown notifications get nothing; the connection keeps working",
-		[]string{"WIRE-009"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-009"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
 			f, err := r.Call(ctx, "1", "foo/bar", `{}`)
 			Expect(err).NotTo(HaveOccurred())
@@ -176,7 +176,7 @@ func wireSpecs(s *suite) {
 		})
 
 	s.spec("a listed method with array params, a missing member, or a member of the wrong type gets -32602",
-		[]string{"WIRE-010"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-010"}, func(ctx context.Context, e *runEnv) {
 			var method string
 			for _, m := range []string{wire.MethodObserve, wire.MethodOpen, wire.MethodInit, wire.MethodDispose} {
 				if e.Manifest.Lists(m) {
@@ -189,7 +189,7 @@ func wireSpecs(s *suite) {
 			}
 			// Sent inside init and an attempt, as every operation check (§11):
 			// the params are what is wrong, nothing else.
-			ss := e.session(ctx)
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			for _, params := range []string{`[]`, `{}`, `{"operation":{"signal":{"id":1},"timeoutMs":"soon","runId":"r","attemptId":"a"},"signal":{"id":"x","aborted":"yes"},"timeoutMs":"soon"}`} {
 				f := ss.call(ctx, ss.id(), method, params)
@@ -206,8 +206,8 @@ func wireSpecs(s *suite) {
 	// before the probe's answer fails: the open completed while the probe
 	// waited.
 	s.spec("while session/open of the slow page is in flight, a request for an unknown method is answered before it completes",
-		[]string{"WIRE-011"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"WIRE-011"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			open := ss.id()
 			ss.write(open, wire.MethodOpen, ss.openParams(e.FixtureURL+slowPath, open, 30000))
@@ -238,7 +238,7 @@ func wireSpecs(s *suite) {
 // expectSurvivesOrCloses sends a valid request after a fault: it must be
 // answered normally (an answer to the fault may come first), or the server
 // must close within 5000 ms.
-func expectSurvivesOrCloses(ctx context.Context, r *Raw, id, what string) {
+func expectSurvivesOrCloses(ctx context.Context, r *rawConn, id, what string) {
 	if err := r.Send(`{"jsonrpc":"2.0","id":` + id + `,"method":"foo/bar"}`); err != nil {
 		return // already closed
 	}
@@ -283,8 +283,8 @@ const opWithin = 8000
 // exercises a clause the specs above leave out, at its boundary.
 func wireClauseSpecs(s *suite) {
 	s.spec("engine/observe, engine/perform, lifecycle/startAttempt, settleAttempt and endAttempt, each listed, get -32602 for string, number and null params, a missing member, a wrong type, a value outside its enum and a null member, and an invalid startAttempt opens no attempt",
-		[]string{"WIRE-010"}, func(ctx context.Context, e *Env) {
-			ss := e.session(ctx)
+		[]string{"WIRE-010"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
 			if e.Manifest.Lists(wire.MethodInit) {
 				Expect(string(expectResult(ss.init(ctx), "lifecycle/init"))).To(Equal("null"))
 			}
@@ -322,7 +322,7 @@ func wireClauseSpecs(s *suite) {
 		})
 
 	s.spec("header parts with charset utf8, UTF-8 and Utf8, with Content-Type before Content-Length, and with a field the server does not know are each read and answered",
-		[]string{"WIRE-003"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-003"}, func(ctx context.Context, e *runEnv) {
 			// §1.1: the header part is "one or more header fields" in no
 			// set order; "a receiver accepts utf-8 and utf8 in any letter
 			// case"; "Receivers ignore fields they do not know". Each field
@@ -338,7 +338,7 @@ func wireClauseSpecs(s *suite) {
 				{"an unknown field X-E2E-Conform after Content-Length", "Content-Length: %d\r\nX-E2E-Conform: 1\r\n\r\n"},
 			}
 			r := e.initialized(ctx)
-			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			ss := &pipelinedConn{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
 			ids := make([]string, len(cases))
 			for i, c := range cases {
 				ids[i] = ss.id()
@@ -357,14 +357,14 @@ func wireClauseSpecs(s *suite) {
 		})
 
 	s.spec("requests carrying non-ASCII and non-BMP text (clientInfo.name, an unknown method's name, runId, attemptId, a locate query) are read by their byte length, and every non-ASCII frame the server writes has a Content-Length in bytes",
-		[]string{"WIRE-001"}, func(ctx context.Context, e *Env) {
+		[]string{"WIRE-001"}, func(ctx context.Context, e *runEnv) {
 			// §1.1: "Content-Length (REQUIRED): the length of the content
 			// part in bytes"; the content part is UTF-8. A server counting
 			// characters or UTF-16 units reads too far (it waits, or eats
 			// the next frame) and writes too short a length.
 			before := len(e.Violations("WIRE-001"))
 			r := e.raw(ctx)
-			ss := &session{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
+			ss := &pipelinedConn{e: e, r: r, replies: map[string]reply{}, sent: map[string]string{}}
 			init := `{"protocolVersion":1,"clientInfo":{"name":"e2e-conform ` + nonASCIIText + `"},"role":"worker"}`
 			ss.write("0", wire.MethodInitialize, init)
 			rep, err := ss.await(ctx, "0", within)
@@ -378,7 +378,7 @@ func wireClauseSpecs(s *suite) {
 			// frame by characters eats the second one's header.
 			odd, plain := ss.id(), ss.id()
 			ss.sent[odd], ss.sent[plain] = "unknown", "unknown"
-			msg := append(Framed(`{"jsonrpc":"2.0","id":`+odd+`,"method":"e2e-conform/`+nonASCIIText+`"}`), Framed(`{"jsonrpc":"2.0","id":`+plain+`,"method":"foo/bar"}`)...)
+			msg := append(framed(`{"jsonrpc":"2.0","id":`+odd+`,"method":"e2e-conform/`+nonASCIIText+`"}`), framed(`{"jsonrpc":"2.0","id":`+plain+`,"method":"foo/bar"}`)...)
 			Expect(r.Write(msg)).To(Succeed())
 			for _, id := range []string{odd, plain} {
 				rep, err := ss.await(ctx, id, within)
@@ -512,7 +512,7 @@ func invalidParams(method, artifacts string) []paramsCase {
 
 // answeredCases lists the cases whose request (ids[i]) the session has
 // read an answer to.
-func answeredCases(ss *session, ids []string, what func(i int) string) string {
+func answeredCases(ss *pipelinedConn, ids []string, what func(i int) string) string {
 	var got []string
 	for i, id := range ids {
 		if ss.answered(id) {

@@ -62,6 +62,8 @@ func writeArtifact(dir, rel string, data []byte) error {
 // every secure field painted black, written as screenshots/NNN-label.png
 // under the attempt's artifacts directory, or returned as data when there
 // is none.
+//
+// Implements: ART-001, ART-002, ART-003.
 func (e *Engine) Screenshot(ctx context.Context, op server.Operation, l *string) (*wire.ScreenshotResult, error) {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -152,6 +154,8 @@ func (s *session) resumeVideo(ctx context.Context) error {
 // StartVideo implements server.VideoRecorder: recording starts on the
 // current page (about:blank when none is open); restart and reset start a
 // new segment. A second start while recording is a no-op.
+//
+// Implements: ART-004.
 func (v VideoEngine) StartVideo(ctx context.Context, op server.Operation) error {
 	t, cctx, done, err := v.begin(ctx, op)
 	if err != nil {
@@ -174,6 +178,8 @@ func (v VideoEngine) StartVideo(ctx context.Context, op server.Operation) error 
 
 // StopVideo implements server.VideoRecorder: the recording's segments ([]
 // when nothing was recorded).
+//
+// Implements: ART-004, ART-005.
 func (v VideoEngine) StopVideo(ctx context.Context, op server.Operation) ([]wire.VideoSegment, error) {
 	s, err := v.session(ctx, op.Attempt)
 	if err != nil {

@@ -209,6 +209,8 @@ func Transport(base Options) transport.Transport {
 // Init implements server.Initializer: Chromium starts (again, after a
 // dispose) in the background; the first operation that needs it waits for
 // it. A missing Chromium fails init at once.
+//
+// Implements: LIFE-009.
 func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
 	o := e.opts
 	if err := checkExecutable(&o); err != nil {
@@ -222,6 +224,8 @@ func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
 // StartAttempt implements server.AttemptStarter: the attempt gets a fresh
 // browser context, created when its first operation needs a page (the
 // attempt/environment facts are sent then).
+//
+// Implements: LIFE-011.
 func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 	e.mu.Lock()
 	old := e.sess
@@ -236,6 +240,8 @@ func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 
 // SettleAttempt implements server.AttemptSettler: nothing runs unawaited
 // in this engine (dialogs are answered as they open).
+//
+// Implements: LIFE-014, LIFE-015.
 func (e *Engine) SettleAttempt(ctx context.Context, c server.Cleanup) error { return nil }
 
 // EndAttempt implements server.AttemptEnder: the attempt's browser context
@@ -243,6 +249,8 @@ func (e *Engine) SettleAttempt(ctx context.Context, c server.Cleanup) error { re
 // budget (timeoutMs, or sooner when its signal aborts): a close that takes
 // longer goes on in the background (a later attempt gets a browser context
 // of its own).
+//
+// Implements: LIFE-013, LIFE-016.
 func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
 	e.mu.Lock()
 	s := e.sess
@@ -264,6 +272,8 @@ func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
 // orderly close (the session, then Chromium) has not finished by then,
 // Chromium is killed before the answer, and its reaping and the removal of
 // its profile go on in the background (Close waits for them).
+//
+// Implements: LIFE-010, LIFE-016.
 func (e *Engine) Dispose(ctx context.Context, info server.DisposeInfo) error {
 	l, done := e.close()
 	if !waitCleanup(ctx, info.TimeoutMs, done) && l != nil {

@@ -27,6 +27,8 @@ func unquote(s string) (string, error) {
 
 // opContext bounds ctx (the request's context, cancelled by the signal) by
 // the operation's timeoutMs.
+//
+// Implements: SIG-012.
 func opContext(ctx context.Context, op server.Operation) (context.Context, context.CancelFunc) {
 	return budgetContext(ctx, op.TimeoutMs)
 }
@@ -85,6 +87,8 @@ var staleTexts = []string{
 // budget ran out — ACTION_MAY_HAVE_COMMITTED once input was dispatched —,
 // NODE_STALE for a navigation race, classified errors unchanged, and
 // ENGINE_FAILURE otherwise. cctx is the bounded context the call ran in.
+//
+// Implements: SIG-012, ACT-016.
 func classify(ctx, cctx context.Context, what string, committed bool, err error) error {
 	if err == nil {
 		return nil
@@ -122,6 +126,8 @@ func classify(ctx, cctx context.Context, what string, committed bool, err error)
 }
 
 // stale is the NODE_STALE error of a reference that names no live element.
+//
+// Implements: ACT-013.
 func stale(id string) error {
 	return engineerr.Retryable(engineerr.NodeStale, "node reference %s is stale", id)
 }

@@ -34,6 +34,8 @@ var modifierKeys = []struct {
 // keyEvents returns the events of one key press: the modifiers down (each
 // with the modifiers held so far), the key with all of them (no char event
 // while Control, Alt or Meta is held), then the modifiers up in reverse.
+//
+// Implements: KEY-004, KEY-005, ACT-005.
 func keyEvents(k wire.Key) ([]*input.DispatchKeyEventParams, error) {
 	var r rune
 	switch {
@@ -123,6 +125,8 @@ func (d *dispatcher) typeText(text string) error {
 
 // Type implements server.Keyboard: keystrokes into whatever has focus,
 // which must take them.
+//
+// Implements: KEY-001, KEY-002, KEY-003.
 func (e *Engine) Type(ctx context.Context, op server.Operation, text string, opts wire.TypeOptions) error {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -158,6 +162,8 @@ func (e *Engine) Type(ctx context.Context, op server.Operation, text string, opt
 
 // Press implements server.Keyboard: one key with its modifiers, to
 // whatever has focus.
+//
+// Implements: KEY-004.
 func (e *Engine) Press(ctx context.Context, op server.Operation, k wire.Key) error {
 	evs, err := keyEvents(k)
 	if err != nil {

@@ -22,6 +22,8 @@ import (
 // observation finds the control. Selectors are CSS or XPath evaluated in
 // the page; frame expressions pick exactly one nested document by a
 // selector evaluated in the enclosing one.
+//
+// Implements: LOC-001, LOC-002, LOC-003, LOC-004, LOC-005, LOC-006, LOC-007, LOC-008, LOC-009, LOC-010, LOC-011, LOC-012.
 func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -108,6 +110,8 @@ func (l *locator) docNodes(path []string) []*wire.SemanticNode {
 
 // frame resolves source inside the one nested document of the document at
 // path that sel matches.
+//
+// Implements: LOC-013, LOC-015.
 func (l *locator) frame(sel string, source *wire.LocatorExpression, cands []*wire.SemanticNode, path []string) ([]*wire.SemanticNode, error) {
 	matched, err := l.query(sel, path, l.docNodes(path))
 	if err != nil {
@@ -154,6 +158,8 @@ func (l *locator) frame(sel string, source *wire.LocatorExpression, cands []*wir
 }
 
 // selector answers selector expressions in the document at path.
+//
+// Implements: LOC-014.
 func (l *locator) selector(path []string) func(string, []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
 	return func(sel string, cands []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
 		if fn, ok := l.synth[sel]; ok {

@@ -122,6 +122,8 @@ const settleJS = `(await (document.readyState !== "loading" ? 0 : new Promise(r 
 // Observe implements server.Observer: one in-page pass per document,
 // optionally with masked pixels taken concurrently, or, with pixelFallback
 // when the tree cannot be read in time, pixels alone.
+//
+// Implements: OBS-001, OBS-002, OBS-003, OBS-004, OBS-005, OBS-006, OBS-007, OBS-008, OBS-011, OBS-012, OBS-013.
 func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.EngineObserveOptions) (*wire.EngineSnapshot, error) {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -183,6 +185,8 @@ func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.Eng
 
 // maskedPNG captures the viewport as PNG with every secure field painted
 // black, and the number of secure fields (hidden ones included).
+//
+// Implements: OBS-010.
 func (e *Engine) maskedPNG(ctx context.Context, t *tab) ([]byte, int64, error) {
 	var sec secureRects
 	if err := t.call(ctx, &sec, "secureRects"); err != nil {
@@ -218,6 +222,8 @@ func (e *Engine) maskedPNG(ctx context.Context, t *tab) ([]byte, int64, error) {
 }
 
 // pixels is maskedPNG as observation pixels.
+//
+// Implements: OBS-009, OBS-010.
 func (e *Engine) pixels(ctx context.Context, t *tab) (*wire.ObservationPixels, int64, error) {
 	data, n, err := e.maskedPNG(ctx, t)
 	if err != nil {

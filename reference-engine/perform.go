@@ -52,6 +52,8 @@ func (t *tab) probe(ctx context.Context, id string) (*probeResult, error) {
 
 // actionable probes id until n holds (scrolling it into view once when it
 // is outside the viewport), or reports NOT_ACTIONABLE with the last blocker.
+//
+// Implements: ACT-016.
 func (e *Engine) actionable(ctx, cctx context.Context, t *tab, id, kind string, n needs) (*probeResult, error) {
 	limit := time.Now().Add(actionWait)
 	if d, ok := cctx.Deadline(); ok && d.Add(-100*time.Millisecond).Before(limit) {
@@ -111,6 +113,8 @@ func (e *Engine) actionable(ctx, cctx context.Context, t *tab, id, kind string, 
 // action's kind, then trusted input through CDP. The root takes swipe (a
 // viewport scroll) and focus (the active element blurs); other actions on
 // the root have no effect.
+//
+// Implements: ACT-013, ACT-014.
 func (e *Engine) Perform(ctx context.Context, op server.Operation, ref wire.NodeRef, a wire.LocatorAction) error {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -130,6 +134,8 @@ func (e *Engine) Perform(ctx context.Context, op server.Operation, ref wire.Node
 
 // scrub removes a sensitive value from an error's message and drops its
 // cause.
+//
+// Implements: ACT-004, ERR-007.
 func scrub(err error, secret string) error {
 	if secret == "" {
 		return err
@@ -142,6 +148,7 @@ func scrub(err error, secret string) error {
 	return &engineerr.EngineError{Code: code, Message: msg, Retryable: engineerr.IsRetryable(err)}
 }
 
+// Implements: ACT-001, ACT-002, ACT-005, ACT-007, ACT-008, ACT-009, ACT-010, ACT-012, ACT-017.
 func (e *Engine) perform(ctx, cctx context.Context, t *tab, d *dispatcher, id string, a wire.LocatorAction) error {
 	if id == "root" {
 		switch a.Kind {
@@ -309,6 +316,8 @@ func duration(ms *float64) time.Duration {
 // inputs are set directly (with input and change events); other fields get
 // their text selected and replaced by one text insertion (an empty value is
 // a Delete key).
+//
+// Implements: ACT-003, ACT-004.
 func (e *Engine) fill(ctx context.Context, t *tab, d *dispatcher, id, value string) error {
 	el, err := inpage.Expr("element", id)
 	if err != nil {
@@ -338,6 +347,8 @@ func (e *Engine) fill(ctx context.Context, t *tab, d *dispatcher, id, value stri
 
 // check sets a checkbox's or radio's checked state through a click, and
 // verifies the state changed.
+//
+// Implements: ACT-006.
 func (e *Engine) check(ctx, cctx context.Context, t *tab, d *dispatcher, id, kind string) error {
 	want := kind == wire.ActionCheck
 	p, err := t.probe(cctx, id)
@@ -374,6 +385,8 @@ func (e *Engine) check(ctx, cctx context.Context, t *tab, d *dispatcher, id, kin
 }
 
 // setFiles chooses files in a file input.
+//
+// Implements: ACT-011.
 func (e *Engine) setFiles(ctx context.Context, t *tab, d *dispatcher, id string, paths []string) error {
 	abs := make([]string, len(paths))
 	for i, p := range paths {
@@ -421,6 +434,8 @@ func (e *Engine) setFiles(ctx context.Context, t *tab, d *dispatcher, id string,
 
 // PerformAt implements server.PointerPerformer: the point rounded to the
 // nearest CSS pixel, no actionability checks.
+//
+// Implements: PTR-001, PTR-002, PTR-003, PTR-004.
 func (e *Engine) PerformAt(ctx context.Context, op server.Operation, pt wire.ViewportPoint, a wire.PointerAction) error {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {

@@ -410,6 +410,8 @@ func pathOf(raw string) string {
 // Redact projects a URL for lines and observations: origin and path, a
 // query shown as "?…", a fragment as "#…", user info dropped; data: and
 // javascript: URLs reduced to their scheme.
+//
+// Implements: ERR-007.
 func Redact(raw string) string {
 	if raw == "" || raw == "about:blank" {
 		return raw
@@ -446,6 +448,8 @@ func Redact(raw string) string {
 // Open implements server.SessionOpener: navigate and wait for the load
 // event, within the operation's budget. Only http, https and about:blank
 // are opened.
+//
+// Implements: SESS-001, SESS-002, OBS-012.
 func (e *Engine) Open(ctx context.Context, op server.Operation, raw string) error {
 	u, err := url.Parse(raw)
 	if raw != "about:blank" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
@@ -469,6 +473,8 @@ func (e *Engine) Open(ctx context.Context, op server.Operation, raw string) erro
 
 // navError classifies a navigation failure: net::ERR_* texts keep their
 // name (with errno details for refused connections).
+//
+// Implements: SESS-002.
 func navError(ctx, cctx context.Context, raw string, err error) error {
 	var le *chromedp.LoadError
 	if errorsAs(err, &le) {
@@ -484,6 +490,8 @@ func navError(ctx, cctx context.Context, raw string, err error) error {
 
 // Back implements server.SessionBacker: one history entry back (no-op at
 // the first entry), waiting for the load.
+//
+// Implements: SESS-003.
 func (e *Engine) Back(ctx context.Context, op server.Operation) error {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -527,6 +535,8 @@ func (e *Engine) Back(ctx context.Context, op server.Operation) error {
 
 // Restart implements server.SessionRestarter: the page closes and a blank
 // one opens in the same browser context (storage kept).
+//
+// Implements: SESS-004, SESS-006, OBS-002.
 func (e *Engine) Restart(ctx context.Context, op server.Operation) error {
 	octx, cancel := opContext(ctx, op)
 	defer cancel()
@@ -550,6 +560,8 @@ func (e *Engine) Restart(ctx context.Context, op server.Operation) error {
 
 // Reset implements server.SessionResetter: a clean browser context (storage
 // cleared) with a blank page.
+//
+// Implements: SESS-004, SESS-005, OBS-002.
 func (e *Engine) Reset(ctx context.Context, op server.Operation) error {
 	octx, cancel := opContext(ctx, op)
 	defer cancel()

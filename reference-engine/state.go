@@ -23,6 +23,8 @@ const (
 
 // Capture implements server.StateKeeper. The state's values are secrets:
 // they are never logged nor put in an error.
+//
+// Implements: STATE-001, STATE-002, STATE-004.
 func (e *Engine) Capture(ctx context.Context, op server.Operation) (*wire.EngineState, error) {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
@@ -52,6 +54,8 @@ func (e *Engine) Capture(ctx context.Context, op server.Operation) (*wire.Engine
 // Restore implements server.StateKeeper: the session's browser context is
 // replaced by a fresh one seeded from the state (restore never merges), with
 // a blank page.
+//
+// Implements: STATE-002, STATE-003, STATE-005.
 func (e *Engine) Restore(ctx context.Context, op server.Operation, state wire.EngineState) error {
 	if state.Format != StateFormat || state.Version != StateVersion {
 		return engineerr.NewE2E(engineerr.CategoryConfiguration, "SESSION_INVALID",

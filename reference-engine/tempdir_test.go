@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/fixtures/web"
+	"github.com/e2e-conform/toolkit/conformance/fixture/web"
 	"github.com/e2e-conform/toolkit/internal/chromium"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/transport"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/fixtures/web"
+	"github.com/e2e-conform/toolkit/conformance/fixture/web"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 	"github.com/e2e-conform/toolkit/protocol/server"

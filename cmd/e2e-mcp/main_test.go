@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/e2e-conform/toolkit/fixtures/web"
+	"github.com/e2e-conform/toolkit/conformance/fixture/web"
 )
 
 func build(t *testing.T, dir, pkg string) string {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,5 +89,29 @@ func TestApplies(t *testing.T) {
 	parts := r.Parts(f)
 	if !parts["action:tap"] || parts["action:doubleTap"] || len(parts) != 3 {
 		t.Errorf("ACT-001 parts %v", parts)
+	}
+}
+
+// TestEverySectionIsAHeading: every requirement names the part of the
+// specification it comes from, and that part is a heading of
+// engine-protocol.md ("§4.10" is "### 4.10 …").
+func TestEverySectionIsAHeading(t *testing.T) {
+	data, err := os.ReadFile("../../../shared/spec/engine-protocol.md")
+	if err != nil {
+		t.Fatalf("the specification must sit beside the repository: %v", err)
+	}
+	heading := regexp.MustCompile(`(?m)^#{2,3} (\d+(?:\.\d+)?)\.? `)
+	headings := map[string]bool{}
+	for _, m := range heading.FindAllStringSubmatch(string(data), -1) {
+		headings[m[1]] = true
+	}
+	if len(headings) == 0 {
+		t.Fatal("no numbered heading in the specification")
+	}
+	for _, r := range All() {
+		sec, ok := strings.CutPrefix(r.Section, "§")
+		if !ok || !headings[sec] {
+			t.Errorf("%s: section %q is not a heading of the specification", r.ID, r.Section)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/fixtures/web"
+	"github.com/e2e-conform/toolkit/conformance/fixture/web"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 	webengine "github.com/e2e-conform/toolkit/reference-engine"
 )

@@ -19,6 +19,8 @@ var envelopeNames = [...]string{"jsonrpc", "id", "method", "params", "result", "
 // parse classifies content (spec §1.3, §1.4) in one pass over it and fills
 // m's members, kept raw. On a fault it returns the id to answer with (nil
 // for null).
+//
+// Implements: WIRE-004, WIRE-005, WIRE-006.
 func parse(content []byte, m *Message) (*FrameError, json.RawMessage) {
 	trimmed := jsonscan.Trim(content)
 	var jsonrpc, id, method, params, result, errObj json.RawMessage
@@ -152,6 +154,7 @@ func syntaxDetail(content []byte) string {
 	return ""
 }
 
+// Implements: WIRE-005.
 func validID(raw json.RawMessage) bool {
 	if len(raw) == 0 {
 		return false

@@ -166,6 +166,8 @@ func (s *Stream) fatal(fe *FrameError) error {
 // fault of a client stream, a header fault of a server stream, after its
 // one answer) ends reading with a *FrameError. io.EOF is a clean end
 // between frames.
+//
+// Implements: WIRE-004, WIRE-005, WIRE-006, WIRE-007.
 func (s *Stream) ReadMessage() (*Message, error) {
 	for {
 		content, err := s.readFrame()
@@ -229,6 +231,8 @@ func (s *Stream) readFrame() ([]byte, error) {
 // FaultHeader as soon as its first 4096 bytes are buffered. A Content-Length
 // above limit is a FaultSize, returned before any content is read. io.EOF
 // means the stream ended cleanly before a frame.
+//
+// Implements: WIRE-003, WIRE-007.
 func ReadHeader(r *bufio.Reader, limit int) (int, error) {
 	end, err := headerEnd(r)
 	if err != nil {

@@ -102,6 +102,8 @@ func (bp *bufPool) put(f *frameBuf) {
 }
 
 // send frames the content built in f and writes it with one Write.
+//
+// Implements: WIRE-001, WIRE-002.
 func (s *Stream) send(f *frameBuf) error {
 	defer s.pool.put(f)
 	content := f.b[headRoom:]
@@ -191,6 +193,7 @@ func (f *frameBuf) id(id json.RawMessage) {
 	f.b = append(f.b, id...)
 }
 
+// Implements: WIRE-008, WIRE-012.
 func (f *frameBuf) errorObject(code int64, message string, data json.RawMessage) {
 	f.b = append(f.b, `,"error":{"code":`...)
 	f.b = strconv.AppendInt(f.b, code, 10)

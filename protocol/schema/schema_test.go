@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -289,19 +290,44 @@ func TestPointers(t *testing.T) {
 	}
 }
 
-// TestConcurrentUse runs validations from many goroutines (meaningful under
-// -race).
+// TestConcurrentUse runs validations from many goroutines and checks that
+// each answers what the same validation answers alone (the data race
+// itself shows under -race).
 func TestConcurrentUse(t *testing.T) {
 	s := testSet(t)
+	cases := []struct {
+		name    string
+		run     func() error
+		invalid bool
+	}{
+		{"perform with an unknown action kind", func() error {
+			return s.ValidateParams("engine/perform", json.RawMessage(`{"ref":{"id":"n"},"action":{"kind":"teleport"},"operation":{}}`))
+		}, true},
+		{"the example manifest", func() error { return s.ValidateManifest([]byte(exampleManifest)) }, false},
+		{"observe result with an unknown state", func() error {
+			return s.ValidateResult("engine/observe", json.RawMessage(`{"root":{"ref":{"id":"r","revision":""},"states":{"bogus":true}},"viewport":{"width":1,"height":1}}`))
+		}, true},
+	}
+	want := make([]string, len(cases))
+	for i, c := range cases {
+		err := c.run()
+		if (err != nil) != c.invalid {
+			t.Fatalf("%s alone: %v", c.name, err)
+		}
+		want[i] = fmt.Sprint(err)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 20; j++ {
-				_ = s.ValidateParams("engine/perform", json.RawMessage(`{"ref":{"id":"n"},"action":{"kind":"teleport"},"operation":{}}`))
-				_ = s.ValidateManifest([]byte(exampleManifest))
-				_ = s.ValidateResult("engine/observe", json.RawMessage(`{"root":{"ref":{"id":"r","revision":""},"states":{"bogus":true}},"viewport":{"width":1,"height":1}}`))
+				for k, c := range cases {
+					if got := fmt.Sprint(c.run()); got != want[k] {
+						t.Errorf("%s concurrently: %s; alone: %s", c.name, got, want[k])
+						return
+					}
+				}
 			}
 		}()
 	}

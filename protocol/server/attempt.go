@@ -18,6 +18,8 @@ import (
 // (spec §7.4, D19). Its methods send the attempt/* messages of spec §6; once
 // the attempt has ended they send nothing (the drop rule, §6.7). Safe for
 // concurrent use.
+//
+// Implements: S2C-001.
 type Attempt struct {
 	ID           string
 	ArtifactsDir string
@@ -50,6 +52,8 @@ func (a *Attempt) Ended() bool {
 }
 
 // notify sends an attempt/* notification unless the attempt has ended.
+//
+// Implements: S2C-001.
 func (a *Attempt) notify(method string, params any) {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
@@ -61,6 +65,8 @@ func (a *Attempt) notify(method string, params any) {
 
 // AppLog sends one attempt/appLog entry; a multi-line text is sent as one
 // entry per line.
+//
+// Implements: S2C-003.
 func (a *Attempt) AppLog(entry wire.AppLogEntry) {
 	for _, line := range splitLines(entry.Text) {
 		e := entry
@@ -70,6 +76,8 @@ func (a *Attempt) AppLog(entry wire.AppLogEntry) {
 }
 
 // Navigation sends attempt/navigation lines.
+//
+// Implements: S2C-003.
 func (a *Attempt) Navigation(line string) {
 	for _, l := range splitLines(line) {
 		a.notify(wire.MethodNavigation, wire.NavigationParams{AttemptID: a.ID, Line: l})
@@ -78,6 +86,8 @@ func (a *Attempt) Navigation(line string) {
 
 // Environment sends attempt/environment facts (string, number or boolean
 // values under non-empty keys; other entries are left out).
+//
+// Implements: S2C-003.
 func (a *Attempt) Environment(facts map[string]any) {
 	clean := map[string]any{}
 	for k, v := range facts {
@@ -94,6 +104,8 @@ func (a *Attempt) Environment(facts map[string]any) {
 
 // Screen sends attempt/screen; nothing is sent unless the attempt started
 // with screens: true.
+//
+// Implements: S2C-002.
 func (a *Attempt) Screen(snapshot *wire.EngineSnapshot) {
 	if !a.Screens || snapshot == nil {
 		return
@@ -106,6 +118,8 @@ func (a *Attempt) Screen(snapshot *wire.EngineSnapshot) {
 // which the server answers with derive's values, so the client can redact
 // every form the app will see. The value must never reach a log, a
 // notification, an error or stderr.
+//
+// Implements: S2C-004, S2C-006, ERR-007.
 func (a *Attempt) ResolveSecret(ctx context.Context, name string, derive func(plaintext string) ([]string, error)) (string, error) {
 	a.mu.RLock()
 	ended := a.ended

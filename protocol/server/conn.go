@@ -189,6 +189,8 @@ func (c *conn) closeEngine() {
 }
 
 // run waits for the connection to end, then cleans up.
+//
+// Implements: LIFE-008, TRN-005.
 func (c *conn) run(ctx context.Context) error {
 	select {
 	case <-c.rpc.Done():
@@ -234,6 +236,8 @@ func (c *conn) run(ctx context.Context) error {
 // in arrival order, on the reading goroutine. It does the protocol checks
 // and registers signals synchronously (spec §1.5) and hands engine work to
 // a goroutine.
+//
+// Implements: WIRE-008, WIRE-011, SIG-008.
 func (c *conn) Handle(rc *rpc.Conn, req *rpc.Request) {
 	if req.Notif() {
 		c.handleNotification(req)
@@ -267,6 +271,7 @@ func (c *conn) acquire() {
 	c.slots <- struct{}{}
 }
 
+// Implements: LIFE-005, LIFE-007, SIG-007, WIRE-009.
 func (c *conn) handleNotification(req *rpc.Request) {
 	c.mu.Lock()
 	state := c.state
@@ -313,6 +318,8 @@ func (c *conn) handleNotification(req *rpc.Request) {
 // notify sends a server-to-client notification; before initialized arrives
 // it is queued (spec §2.3), after shutdown it is still sent while the
 // connection lives.
+//
+// Implements: LIFE-005.
 func (c *conn) notify(method string, params any) {
 	c.noteMu.Lock()
 	defer c.noteMu.Unlock()
@@ -334,6 +341,8 @@ func (c *conn) send(method string, params any) {
 }
 
 // log sends engine/log lines.
+//
+// Implements: S2C-003.
 func (c *conn) engineLog(line string) {
 	for _, l := range splitLines(line) {
 		c.notify(wire.MethodEngineLog, wire.EngineLogParams{Line: l})
@@ -360,6 +369,8 @@ func idKey(raw json.RawMessage) string {
 
 // callBound is call; bind, when not nil, learns the request id before the
 // request is written.
+//
+// Implements: S2C-004, S2C-006, S2C-007.
 func (c *conn) callBound(ctx context.Context, method string, params any, result any, bind func(id int64)) error {
 	c.noteMu.Lock()
 	ready := c.initialized

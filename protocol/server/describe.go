@@ -12,6 +12,8 @@ import (
 // §3.5): e's static members, the method of every capability interface e
 // implements, and lifecycle/startAttempt and lifecycle/endAttempt always, in
 // ENGINE_METHODS order (D14). tapModifiers false is absent.
+//
+// Implements: MAN-004, MAN-009.
 func DescribeEngine(e Engine) wire.Manifest {
 	info := e.Info()
 	m := wire.Manifest{
@@ -88,6 +90,8 @@ func DescribeEngine(e Engine) wire.Manifest {
 
 // describeChecked describes e and validates the manifest, so that an engine
 // whose members break the dependency rules is refused before it serves.
+//
+// Implements: MAN-001, MAN-005, MAN-006, MAN-007, MAN-008.
 func describeChecked(e Engine, set *schema.Set) (wire.Manifest, error) {
 	m := DescribeEngine(e)
 	raw, err := m.MarshalJSON()

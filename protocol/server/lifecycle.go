@@ -7,6 +7,7 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
+// Implements: LIFE-009, LIFE-010, LIFE-014, LIFE-015, LIFE-016, LIFE-017, LIFE-018, SIG-011.
 func (r *request) lifecycle(method string, raw []byte) {
 	c := r.c
 	e := c.engine
@@ -95,6 +96,7 @@ func (r *request) lifecycle(method string, raw []byte) {
 	}
 }
 
+// Implements: LIFE-011, LIFE-012, WIRE-010.
 func (r *request) startAttempt(raw []byte) {
 	c := r.c
 	var p wire.StartAttemptParams
@@ -124,6 +126,7 @@ func (r *request) startAttempt(raw []byte) {
 	})
 }
 
+// Implements: LIFE-013, SIG-010.
 func (r *request) endAttempt(raw []byte) {
 	c := r.c
 	var p wire.CleanupParams

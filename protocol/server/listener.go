@@ -20,6 +20,8 @@ import (
 // until ctx is cancelled or l fails (spec §9.2, §9.4). One connection's end,
 // with or without shutdown, disturbs no other. It closes l and returns after
 // every connection has ended.
+//
+// Implements: TRN-003, TRN-004, TRN-005, TRN-006.
 func ServeListener(ctx context.Context, l net.Listener, engine Engine, factory Factory, opts Options) error {
 	if (engine == nil) == (factory == nil) {
 		return errors.New("server: ServeListener needs exactly one of engine and factory")
@@ -83,6 +85,8 @@ func LoopbackTransport(engine Engine, opts Options) transport.Transport {
 // 0 after shutdown and exit, 1 otherwise (spec §2.5, §2.6). SIGTERM ends the
 // connection as a close without shutdown. Nothing but the protocol is
 // written to stdout; logs go to opts.Logger (use stderr).
+//
+// Implements: TRN-001, TRN-002, LIFE-007, LIFE-008.
 func ServeStdio(engine Engine, opts Options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

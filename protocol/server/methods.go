@@ -14,6 +14,8 @@ type call func(ctx context.Context) (any, error)
 // run registers the request's signal (synchronously, §1.5) and runs fn in
 // its own goroutine (a worker's, see workers). An operation whose signal is aborted at send is
 // answered at once without calling the engine (§7.5, D24).
+//
+// Implements: SIG-001, SIG-002, SIG-012.
 func (r *request) run(ref wire.SignalRef, operation bool, fn call) {
 	c := r.c
 	c.mu.Lock()
@@ -46,6 +48,8 @@ func invoke(ctx context.Context, fn call) (o outcome) {
 
 // finish answers with the outcome; after an abort a context error becomes
 // the abort's cause (the reason, or ErrAborted → CANCELLED).
+//
+// Implements: SIG-004, SIG-005, SIG-006.
 func (r *request) finish(ctx context.Context, o outcome) {
 	aborted := ctx.Err() != nil
 	if o.err != nil {
@@ -75,6 +79,7 @@ func (c *conn) op(o wire.Operation) Operation {
 	return Operation{TimeoutMs: o.TimeoutMs, RunID: o.RunID, AttemptID: o.AttemptID, Origin: origin, Attempt: c.currentAttempt()}
 }
 
+// Implements: ACT-015, ACT-018, PTR-005, KEY-005, WIRE-010.
 func (r *request) engineMethod(method string, raw []byte) {
 	c := r.c
 	e := c.engine

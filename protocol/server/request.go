@@ -26,6 +26,9 @@ func (r *request) params() json.RawMessage { return r.req.Params }
 // first call has an effect. The result is encoded straight into the
 // frame; one too large for the message limit, or that cannot be encoded,
 // is answered with an error instead (spec §1.2).
+//
+// Implements: WIRE-008, WIRE-012, WIRE-013 (results are the engine's protocol/wire
+// values, encoded as they are: no null optional member, the schemas' shapes).
 func (r *request) respond(result any, eo *wire.ErrorObject) {
 	if !r.answered.CompareAndSwap(false, true) {
 		return
@@ -76,6 +79,8 @@ func (r *request) replyCode(code int64, format string, args ...any) {
 
 // replyErr encodes err (spec §8.5). aborted: the request's signal had
 // aborted, so the error must not be retryable (spec §7.5).
+//
+// Implements: ERR-001, ERR-002, ERR-003, ERR-004, ERR-005, ERR-006, SIG-005.
 func (r *request) replyErr(err error, aborted bool) {
 	o := engineerr.Encode(err)
 	if aborted {
@@ -105,6 +110,7 @@ func notRetryable(o *wire.ErrorObject) *wire.ErrorObject {
 // limit is answered ENGINE_FAILURE naming the size).
 func (r *request) replyResult(v any) { r.respond(v, nil) }
 
+// Implements: LIFE-003, LIFE-004, LIFE-006, WIRE-009, WIRE-010, MAN-002, MAN-003.
 func (r *request) dispatch() {
 	c := r.c
 	method := r.req.Method
@@ -160,6 +166,7 @@ func (r *request) decode(raw json.RawMessage, v any) bool {
 	return true
 }
 
+// Implements: LIFE-001, LIFE-002, LIFE-004.
 func (r *request) initialize() {
 	c := r.c
 	raw := r.params()
@@ -204,6 +211,7 @@ func (r *request) initialize() {
 	r.replyResult(wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Manifest: manifest})
 }
 
+// Implements: LIFE-006, LIFE-019.
 func (r *request) shutdown() {
 	c := r.c
 	raw := r.params()
@@ -227,6 +235,7 @@ func (r *request) shutdown() {
 	}()
 }
 
+// Implements: S2C-005, S2C-008.
 func (r *request) deriveSecret() {
 	c := r.c
 	raw := r.params()

@@ -18,6 +18,8 @@ type liveSignal struct {
 }
 
 // signalTable is the connection's table of live signals by id.
+//
+// Implements: SIG-009, SIG-010.
 type signalTable struct {
 	mu   sync.Mutex
 	base context.Context // the connection context: its cancellation aborts every signal
@@ -29,6 +31,8 @@ func newSignalTable(base context.Context) *signalTable {
 }
 
 // reasonError decodes an abort reason; nil reason is ErrAborted.
+//
+// Implements: SIG-002, SIG-004, SIG-006.
 func reasonError(reason *wire.ErrorObject) error {
 	if reason == nil {
 		return engineerr.ErrAborted
@@ -39,6 +43,8 @@ func reasonError(reason *wire.ErrorObject) error {
 // acquire applies rule 1 of §7.3 for a SignalRef carried by a request and
 // returns the signal the request uses, with one reference taken. An
 // already-aborted ref gives a signal that is aborted and not stored.
+//
+// Implements: SIG-001, SIG-002, SIG-009, SIG-010.
 func (t *signalTable) acquire(ref wire.SignalRef, attemptOpen bool) *liveSignal {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -78,6 +84,8 @@ func (t *signalTable) release(s *liveSignal) {
 
 // abort applies $/abort (rule 2): a live id aborts with the reason and is
 // forgotten; an unknown id is ignored.
+//
+// Implements: SIG-003, SIG-004, SIG-006, SIG-007.
 func (t *signalTable) abort(id wire.SignalID, reason *wire.ErrorObject) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -92,6 +100,8 @@ func (t *signalTable) abort(id wire.SignalID, reason *wire.ErrorObject) bool {
 
 // forgetScoped applies rule 3 after an endAttempt response: attempt-scoped
 // ids are removed without aborting.
+//
+// Implements: SIG-010.
 func (t *signalTable) forgetScoped() {
 	t.mu.Lock()
 	defer t.mu.Unlock()

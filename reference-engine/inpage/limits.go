@@ -18,6 +18,8 @@ const (
 
 // limitsBlock is the generated block: protocol/wire's field limits as
 // reader.js's constants.
+//
+// Implements: OBS-005.
 func limitsBlock() string {
 	return limitsBegin +
 		fmt.Sprintf("  var NAME_MAX_UNITS = %d; // wire.NameMaxUnits: SemanticNode.name\n", wire.NameMaxUnits) +
