@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,17 @@ type Options struct {
 	FFmpegPath string
 	// NoVideo leaves video out even when ffmpeg is there.
 	NoVideo bool
+	// CDPEndpoint, when set, is a remote browser to attach to instead of
+	// launching Chromium (a browser pool, web-engine decision 12): a
+	// ws:// or wss:// address dialled as given, or an http:// or https://
+	// one whose /json/version names the websocket address (its query is
+	// kept). It may carry a token: it is never logged unredacted.
+	// ExecutablePath and Headed do not apply then.
+	CDPEndpoint string
+	// CDPHeaders go with every request to CDPEndpoint (the /json/version
+	// lookup and the websocket handshake), e.g. Authorization. Never
+	// logged.
+	CDPHeaders http.Header
 	// Logger receives operator diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -67,6 +79,9 @@ type InitOptions struct {
 		Height int `json:"height"`
 	} `json:"viewport,omitempty"`
 	TestIDAttribute string `json:"testIdAttribute,omitempty"`
+	// CDPEndpoint and CDPHeaders are Options.CDPEndpoint and CDPHeaders.
+	CDPEndpoint string            `json:"cdpEndpoint,omitempty"`
+	CDPHeaders  map[string]string `json:"cdpHeaders,omitempty"`
 }
 
 // withDefaults fills unset options.
@@ -92,7 +107,7 @@ func (o Options) withDefaults() Options {
 // apply overrides o with initializationOptions (nil: none).
 func (o Options) apply(raw []byte) (Options, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return o, nil
+		return o, o.validate()
 	}
 	var io InitOptions
 	if err := json.Unmarshal(raw, &io); err != nil {
@@ -113,12 +128,37 @@ func (o Options) apply(raw []byte) (Options, error) {
 	if io.TestIDAttribute != "" {
 		o.TestIDAttribute = io.TestIDAttribute
 	}
-	return o, nil
+	if io.CDPEndpoint != "" {
+		o.CDPEndpoint = io.CDPEndpoint
+	}
+	if len(io.CDPHeaders) > 0 {
+		o.CDPHeaders = o.CDPHeaders.Clone()
+		if o.CDPHeaders == nil {
+			o.CDPHeaders = http.Header{}
+		}
+		for k, v := range io.CDPHeaders {
+			o.CDPHeaders.Set(k, v)
+		}
+	}
+	return o, o.validate()
 }
 
-// Engine is one connection's web engine: one Chromium (started by
-// lifecycle/init or the first operation, stopped by lifecycle/dispose) and
-// one browser context per attempt. Its methods implement every capability
+// validate refuses a CDP endpoint that is not one (configuration
+// INVALID_CONFIG, the address redacted).
+func (o Options) validate() error {
+	if o.CDPEndpoint == "" {
+		return nil
+	}
+	if _, err := parseEndpoint(o.CDPEndpoint, o.CDPHeaders); err != nil {
+		return engineerr.InvalidConfig("cdpEndpoint: %v", err)
+	}
+	return nil
+}
+
+// Engine is one connection's web engine: one browser (a Chromium it
+// launches when the first operation needs a page, or a remote browser it
+// attaches to; released by lifecycle/dispose) and one browser context per
+// attempt. Its methods implement every capability
 // interface of package server except video, which VideoEngine adds.
 type Engine struct {
 	opts   Options
@@ -140,14 +180,15 @@ type Engine struct {
 	launch  *launching      // Chromium, started or starting; nil before init and after dispose
 	attempt *server.Attempt // the open attempt
 	sess    *session
-	envSent map[string]bool // attempt ids whose environment was sent
+	envSent map[string]bool   // attempt ids whose environment was sent
+	notice  func(line string) // lifecycle/init's engine/log (D29); nil before init
 }
 
 // VideoEngine is an Engine that also records video (ffmpeg is there).
 type VideoEngine struct{ *Engine }
 
 // New returns an engine for opts (defaults filled in). It starts nothing:
-// Chromium starts at lifecycle/init or the first operation that needs it.
+// Chromium starts with the first operation that needs a page.
 func New(opts Options) server.Engine {
 	e := newEngine(opts.withDefaults())
 	if e.ffmpeg != "" {
@@ -206,22 +247,31 @@ func Transport(base Options) transport.Transport {
 
 // ---- lifecycle ----
 
-// Init implements server.Initializer: Chromium starts (again, after a
-// dispose) in the background; the first operation that needs it waits for
-// it. A missing Chromium fails init at once.
+// Init implements server.Initializer: it checks that Chromium is there (a
+// missing Chromium fails init at once) and starts nothing. Chromium starts
+// when the first method that needs a page arrives (TestChromiumStartsOnlyForAPage):
+// a connection that never touches a page (lifecycle, wire and manifest
+// checks, a pool's health probe) never pays for a browser.
 func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
+	e.mu.Lock()
+	e.notice = info.Log
+	e.mu.Unlock()
+	if e.opts.CDPEndpoint != "" {
+		info.Log(fmt.Sprintf("%s: ready (worker %d); attaches to the remote browser at %s with the first page", Name, info.WorkerSlot, Redact(e.opts.CDPEndpoint)))
+		return nil
+	}
 	o := e.opts
 	if err := checkExecutable(&o); err != nil {
 		return err
 	}
-	e.startLaunch()
-	info.Log(fmt.Sprintf("%s: starting %s (worker %d)", Name, o.ExecutablePath, info.WorkerSlot))
+	info.Log(fmt.Sprintf("%s: ready (worker %d); %s starts with the first page", Name, info.WorkerSlot, o.ExecutablePath))
 	return nil
 }
 
 // StartAttempt implements server.AttemptStarter: the attempt gets a fresh
 // browser context, created when its first operation needs a page (the
-// attempt/environment facts are sent then).
+// attempt/environment facts are sent then), in the engine's browser,
+// which stays warm across attempts.
 func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 	e.mu.Lock()
 	old := e.sess
@@ -230,7 +280,6 @@ func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 	if old != nil {
 		old.close(ctx)
 	}
-	e.startLaunch()
 	return nil
 }
 

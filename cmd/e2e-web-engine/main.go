@@ -2,7 +2,7 @@
 // reference-engine) on stdin and stdout, or on TCP with --listen: an engine
 // server on chromedp driving Debian's headless Chromium.
 //
-//	e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v]
+//	e2e-web-engine [--listen host:port] [--chromium PATH | --cdp-endpoint URL [--cdp-header "Name: value"]...] [--headed] [--no-video] [-v]
 package main
 
 import (
