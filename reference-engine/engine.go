@@ -67,6 +67,10 @@ type Options struct {
 	CDPHeaders http.Header
 	// Logger receives operator diagnostics; nil discards them.
 	Logger *slog.Logger
+
+	// poolBudget bounds the back-off on a busy pool (0: poolRetryBudget);
+	// tests shorten it.
+	poolBudget time.Duration
 }
 
 // InitOptions is the JSON shape of initializationOptions this engine reads;

@@ -244,6 +244,10 @@ func attach(root context.Context, o Options) (*browser, error) {
 	if err != nil {
 		return nil, engineerr.InvalidConfig("%v", err)
 	}
+	budget := o.poolBudget
+	if budget <= 0 {
+		budget = poolRetryBudget
+	}
 	start := time.Now()
 	delay := poolBackoffMin
 	for try := 1; ; try++ {
@@ -260,7 +264,7 @@ func attach(root context.Context, o Options) (*browser, error) {
 			return nil, engineerr.Infrastructure("attaching to the browser at %s: %s", ep, ep.scrub(err.Error()))
 		}
 		wait := max(delay, min(busy.retryAfter, poolBackoffMax))
-		if time.Since(start)+wait > poolRetryBudget {
+		if time.Since(start)+wait > budget {
 			return nil, engineerr.NewE2E(engineerr.CategoryInfrastructure, CodeEnvironmentUnavailable,
 				"the browser pool at %s stayed at capacity: %v on each of %d tries over %s", ep, busy, try, time.Since(start).Round(time.Millisecond))
 		}
