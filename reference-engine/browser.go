@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -45,8 +44,11 @@ type launching struct {
 	err  error
 	// kill stops the start or kills the started Chromium at once, without
 	// waiting (the allocator's context is its child); br.close still reaps
-	// the process and removes its profile directory.
+	// the process and removes its profile directory. For a remote browser
+	// it closes the connection.
 	kill context.CancelFunc
+	// remote: the start attaches to a remote browser.
+	remote bool
 }
 
 // startLaunch starts the browser in the background (launches Chromium, or
@@ -59,9 +61,9 @@ func (e *Engine) startLaunch() *launching {
 		return e.launch
 	}
 	root, kill := context.WithCancel(context.Background())
-	l := &launching{done: make(chan struct{}), kill: kill}
-	e.launch = l
 	opts := e.opts
+	l := &launching{done: make(chan struct{}), kill: kill, remote: opts.CDPEndpoint != ""}
+	e.launch = l
 	var dir *chromium.Dir
 	var derr error
 	if opts.CDPEndpoint == "" {
@@ -205,20 +207,17 @@ func launchOnce(root context.Context, o Options, dir *chromium.Dir) (*browser, e
 	return &browser{in: in, actx: actx, acancel: acancel, bctx: bctx, bcancel: bcancel, version: v.Product}, nil
 }
 
-// browserGrace is how long close lets Chromium close by itself (it then
-// removes what it keeps in its TMPDIR) before it kills it.
-const browserGrace = 2 * time.Second
-
-// close stops a launched Chromium (gracefully first, unless it was
-// killed), waits until it is reaped and removes its directory; for a
-// remote browser it closes the connection.
+// close kills a launched Chromium (an orderly Browser.close takes a few
+// hundred milliseconds and only tidies a profile that is removed anyway),
+// waits until it is reaped, ends what is left of its helpers and removes
+// its directory; for a remote browser it closes the connection.
 func (b *browser) close() {
 	if b.remote != nil {
 		b.bcancel()
 		b.acancel()
 		return
 	}
-	chromium.Stop(b.bctx, b.bcancel, b.acancel, browserGrace)
+	chromium.Stop(b.bctx, b.bcancel, b.acancel, 0)
 	b.in.Remove()
 }
 

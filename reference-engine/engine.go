@@ -311,29 +311,37 @@ func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
 	return nil
 }
 
-// Dispose implements server.Disposer: Chromium stops; a later init starts
-// it again. Nothing is kept warm for a reuse signal. It answers within the
-// cleanup's budget (timeoutMs, or sooner when its signal aborts): when the
-// orderly close (the session, then Chromium) has not finished by then,
-// Chromium is killed before the answer, and its reaping and the removal of
-// its profile go on in the background (Close waits for them).
+// Dispose implements server.Disposer: the browser is released; a later
+// init (and its first page) starts one again. Nothing is kept warm for a
+// reuse signal. A launched Chromium is killed at once: its profile is
+// thrown away, so an orderly close would buy nothing but time; its
+// reaping, the end of the session (video) and the removal of its profile
+// finish before the answer when the cleanup's budget (timeoutMs, or sooner
+// when its signal aborts) allows, else in the background (Close waits for
+// them). A remote browser is left running: the attempt's browser context
+// is disposed, then the connection closed (cut when the budget runs out).
 func (e *Engine) Dispose(ctx context.Context, info server.DisposeInfo) error {
 	l, done := e.close()
 	if !waitCleanup(ctx, info.TimeoutMs, done) && l != nil {
 		l.kill()
-		e.log.Warn("lifecycle/dispose: Chromium did not close within the budget; killed, reaped in the background", "timeoutMs", info.TimeoutMs)
+		e.log.Warn("lifecycle/dispose: the browser did not close within the budget; stopped, the rest goes on in the background", "timeoutMs", info.TimeoutMs)
 	}
 	return nil
 }
 
 // close detaches the session and the browser from the engine and closes
-// them in the background: the session first, then Chromium. It returns the
-// browser's start (nil when none) and a channel closed when all is closed.
+// them in the background. A launched Chromium (or its start) is killed
+// first, at once; a remote browser closes in order: the session (its
+// browser context), then the connection. It returns the browser's start
+// (nil when none) and a channel closed when all is closed.
 func (e *Engine) close() (*launching, <-chan struct{}) {
 	e.mu.Lock()
 	s, l := e.sess, e.launch
 	e.sess, e.launch, e.attempt = nil, nil, nil
 	e.mu.Unlock()
+	if l != nil && !l.remote {
+		l.kill()
+	}
 	done := e.inBackground(func() {
 		if s != nil {
 			s.close(context.Background())
@@ -394,28 +402,23 @@ func waitCleanup(ctx context.Context, timeoutMs float64, done <-chan struct{}) b
 	return false
 }
 
-// closeGrace is how long Close lets a running Chromium close in order
-// before it kills it.
+// closeGrace is how long Close lets a remote browser's session close in
+// order (its browser context disposed) before it cuts the connection.
 const closeGrace = 1000 * time.Millisecond
 
 // Close stops everything the engine started and waits until it has
 // stopped (Chromium reaped), background closes included, then removes the
 // engine's Chromium directory; the server calls it when the connection
-// ends (io.Closer). Nobody waits for an answer then: a running Chromium
-// gets closeGrace to close in order (a graceful close leaves nothing in
-// its TMPDIR), then it is killed, and a start in progress stops at once;
-// the process must exit within 5000 ms of its stdin closing (LIFE-008),
-// however slow Chromium is to start or to close.
+// ends (io.Closer). Nobody waits for an answer then: a launched Chromium
+// (or its start) is killed at once, a remote browser's connection gets
+// closeGrace to dispose of the session's browser context; the process
+// must exit within 5000 ms of its stdin closing (LIFE-008), however slow
+// Chromium is to start or to close.
 func (e *Engine) Close() error {
 	l, done := e.close()
 	if l != nil {
-		select {
-		case <-l.done:
-			t := time.AfterFunc(closeGrace, l.kill)
-			defer t.Stop()
-		default:
-			l.kill()
-		}
+		t := time.AfterFunc(closeGrace, l.kill)
+		defer t.Stop()
 	}
 	<-done
 	e.closing.Wait()
