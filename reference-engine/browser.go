@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -16,17 +15,24 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/engineerr"
 )
 
-// browser is one Chromium process. Its process stays in the engine's
-// process group (a spawned engine's group kill reaches it) and gets SIGKILL
-// when the engine's thread dies (chromedp sets Pdeathsig on Linux);
-// cancelling the allocator kills it. Everything it writes (profile,
-// TMPDIR, HOME, crash dumps) is in its own directory, in, inside the
-// engine's (Engine.dir); close removes it.
+// browser is the engine's browser: a Chromium it launched, or a remote
+// browser it attached to (remote != nil).
+//
+// A launched Chromium's process stays in the engine's process group (a
+// spawned engine's group kill reaches it) and gets SIGKILL when the
+// engine's thread dies (chromedp sets Pdeathsig on Linux); cancelling the
+// allocator kills it. Everything it writes (profile, TMPDIR, HOME, crash
+// dumps) is in its own directory, in, inside the engine's (Engine.dir);
+// close removes it.
+//
+// A remote browser is never launched or killed: cancelling the allocator
+// closes the engine's connection to it, nothing else.
 type browser struct {
-	in      *chromium.Instance
+	in      *chromium.Instance // nil for a remote browser
+	remote  *endpoint          // nil for a launched Chromium
 	actx    context.Context
 	acancel context.CancelFunc
-	bctx    context.Context // the browser's first tab; never has a deadline
+	bctx    context.Context // the browser's first context; never has a deadline
 	bcancel context.CancelFunc
 	version string
 }
@@ -38,12 +44,16 @@ type launching struct {
 	err  error
 	// kill stops the start or kills the started Chromium at once, without
 	// waiting (the allocator's context is its child); br.close still reaps
-	// the process and removes its profile directory.
+	// the process and removes its profile directory. For a remote browser
+	// it closes the connection.
 	kill context.CancelFunc
+	// remote: the start attaches to a remote browser.
+	remote bool
 }
 
-// startLaunch starts Chromium in the background unless it runs or is
-// starting, and returns the start.
+// startLaunch starts the browser in the background (launches Chromium, or
+// attaches to the remote browser) unless it runs or is starting, and
+// returns the start.
 func (e *Engine) startLaunch() *launching {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -51,14 +61,26 @@ func (e *Engine) startLaunch() *launching {
 		return e.launch
 	}
 	root, kill := context.WithCancel(context.Background())
-	l := &launching{done: make(chan struct{}), kill: kill}
-	e.launch = l
 	opts := e.opts
-	dir, derr := e.chromiumDir()
+	l := &launching{done: make(chan struct{}), kill: kill, remote: opts.CDPEndpoint != ""}
+	e.launch = l
+	var dir *chromium.Dir
+	var derr error
+	if opts.CDPEndpoint == "" {
+		dir, derr = e.chromiumDir()
+	}
+	notice := e.notice
 	go func() {
 		defer close(l.done)
 		if derr != nil {
 			l.err = engineerr.Infrastructure("%v", derr)
+			return
+		}
+		if opts.CDPEndpoint != "" {
+			l.br, l.err = attach(root, opts)
+			if l.err == nil && notice != nil {
+				notice(fmt.Sprintf("%s: attached to the remote browser %s at %s", Name, l.br.version, l.br.remote))
+			}
 			return
 		}
 		l.br, l.err = launch(root, opts, dir)
@@ -66,36 +88,47 @@ func (e *Engine) startLaunch() *launching {
 	return l
 }
 
-// browser returns the running Chromium, starting it when needed and
+// browser returns the running browser, starting it when needed and
 // waiting for the start within ctx. A start that failed is forgotten, so
-// the next call tries again.
+// the next call tries again; so is a browser that went away (a crashed
+// Chromium, a dropped connection to a remote one), and a fresh one starts
+// in its place, once per call.
 func (e *Engine) browser(ctx context.Context) (*browser, error) {
-	l := e.startLaunch()
-	select {
-	case <-l.done:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-	if l.err != nil {
-		e.mu.Lock()
-		if e.launch == l {
-			e.launch = nil
+	for try := 0; ; try++ {
+		l := e.startLaunch()
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
 		}
-		e.mu.Unlock()
-		l.kill()
-		return nil, l.err
-	}
-	if err := l.br.alive(); err != nil {
-		e.mu.Lock()
-		if e.launch == l {
-			e.launch = nil
+		if l.err != nil {
+			e.forget(l)
+			return nil, l.err
 		}
-		e.mu.Unlock()
+		err := l.br.alive()
+		if err == nil {
+			return l.br, nil
+		}
+		e.forget(l)
+		if try > 0 {
+			return nil, engineerr.New(engineerr.EngineFailure, "%v", err)
+		}
+		e.log.Warn("the browser went away; starting a new one", "error", err)
+	}
+}
+
+// forget detaches a failed start, or a browser that went away, from the
+// engine and releases it.
+func (e *Engine) forget(l *launching) {
+	e.mu.Lock()
+	if e.launch == l {
+		e.launch = nil
+	}
+	e.mu.Unlock()
+	if l.br != nil {
 		l.br.close()
-		l.kill()
-		return nil, engineerr.New(engineerr.EngineFailure, "%v", err)
 	}
-	return l.br, nil
+	l.kill()
 }
 
 // chromiumDir returns the engine's directory for its Chromiums, creating
@@ -156,32 +189,35 @@ func launchOnce(root context.Context, o Options, dir *chromium.Dir) (*browser, e
 	if o.Headed {
 		opts = append(opts, chromedp.Flag("headless", false))
 	}
+	// No startup window: the engine never uses the default browser
+	// context's first tab (every attempt gets a browser context and a tab
+	// of its own), and not opening it saves about a quarter of a start's
+	// CPU time (a renderer and its page). The browser-level call below
+	// starts Chromium and attaches to no target.
+	opts = append(opts, chromedp.Flag("no-startup-window", true))
 	actx, acancel := chromedp.NewExecAllocator(root, opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil {
-		bcancel()
-		acancel()
-		in.Remove()
-		return nil, engineerr.Infrastructure("starting chromium (%s): %v", o.ExecutablePath, err)
-	}
 	v, err := chromedp.CallBrowser(bctx, cdpbrowser.GetVersion, cdp.Empty{})
 	if err != nil {
 		bcancel()
 		acancel()
 		in.Remove()
-		return nil, engineerr.Infrastructure("chromium did not answer Browser.getVersion: %v", err)
+		return nil, engineerr.Infrastructure("starting chromium (%s): %v", o.ExecutablePath, err)
 	}
 	return &browser{in: in, actx: actx, acancel: acancel, bctx: bctx, bcancel: bcancel, version: v.Product}, nil
 }
 
-// browserGrace is how long close lets Chromium close by itself (it then
-// removes what it keeps in its TMPDIR) before it kills it.
-const browserGrace = 2 * time.Second
-
-// close stops Chromium (gracefully first, unless it was killed), waits
-// until it is reaped and removes its directory.
+// close kills a launched Chromium (an orderly Browser.close takes a few
+// hundred milliseconds and only tidies a profile that is removed anyway),
+// waits until it is reaped, ends what is left of its helpers and removes
+// its directory; for a remote browser it closes the connection.
 func (b *browser) close() {
-	chromium.Stop(b.bctx, b.bcancel, b.acancel, browserGrace)
+	if b.remote != nil {
+		b.bcancel()
+		b.acancel()
+		return
+	}
+	chromium.Stop(b.bctx, b.bcancel, b.acancel, 0)
 	b.in.Remove()
 }
 

@@ -6,12 +6,18 @@
 //
 // # Shape
 //
-// One Chromium per engine (per connection), started in the background by
-// lifecycle/init (or by the first operation that needs it) and stopped by
-// lifecycle/dispose or when the connection ends (the engine is an
-// io.Closer). One browser context per attempt, created when the attempt's
+// One Chromium per engine (per connection), started by the first operation
+// that needs a page — lifecycle/init only checks that Chromium is there, so
+// a connection that never touches a page (lifecycle, wire and manifest
+// checks) never starts one — and kept warm across attempts; killed at once
+// by lifecycle/dispose or when the connection ends (the engine is an
+// io.Closer): its profile is thrown away, so an orderly close would only
+// cost time. One browser context per attempt, created when the attempt's
 // first operation needs a page; one page (tab) per browser context, opened
-// at about:blank. Chromium runs in the engine's process group with a
+// at about:blank. Web-engine decision 3 says Chromium starts in
+// lifecycle/init; no rule observes when it starts, and isolation (one
+// Chromium per engine process, one fresh browser context per attempt) is
+// kept. Chromium runs in the engine's process group with a
 // parent-death signal; ffmpeg too: nothing outlives the engine, even a
 // SIGKILLed one (TestNoProcessOutlivesTheEngine).
 //
@@ -67,8 +73,30 @@
 //     readable nested document is stitched under its iframe node, and §10
 //     resolves over all of it, unlike Playwright's page-level locators; a
 //     frame expression scopes a query to one nested document.
-//   - Remote browsers (decision 12) are not implemented: the engine always
-//     launches its own Chromium.
+//   - Remote browsers (decision 12): with Options.CDPEndpoint
+//     (--cdp-endpoint, $E2E_CDP_ENDPOINT, initializationOptions.cdpEndpoint,
+//     with CDPHeaders / --cdp-header / cdpHeaders) the engine attaches to a
+//     browser it does not own through chromedp's remote allocator and never
+//     launches or kills it. A ws:// or wss:// endpoint is dialled as given
+//     (no rewriting: a pool's token lives in the query); an http:// or
+//     https:// one is resolved through its /json/version
+//     (webSocketDebuggerUrl, the endpoint's query added to it). One
+//     connection per engine browser, opened by the first page; one browser
+//     context per attempt, created with disposeOnDetach and disposed at the
+//     attempt's end, so that only what the engine created is closed and a
+//     dropped connection or a killed engine leaves nothing
+//     (TestRemoteBrowserAttachesAndLeavesNothing). A dropped connection
+//     fails the rest of its attempt with ENGINE_FAILURE (its pages are gone)
+//     and the next attempt reconnects (TestRemoteConnectionDropReconnects).
+//     A 429 or 503 answer (a pool at capacity, at /json/version or at the
+//     websocket handshake) is retried with back-off, 250 ms doubling to 4 s
+//     or the pool's Retry-After, for up to 30 s; then the start fails with
+//     infrastructure ENVIRONMENT_UNAVAILABLE, the code engine-protocol §8.4
+//     lists for an environment that is not available
+//     (TestRemotePoolBusyBacksOff). The remote browser's version goes to
+//     engine/log (D29) and attempt/environment. The endpoint's query, user
+//     info and headers are secrets: log lines and errors show the endpoint
+//     redacted (origin and path, "?…") and scrubbed of them.
 //
 // # Choices where the specs leave room (or disagree)
 //

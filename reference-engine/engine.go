@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -53,8 +54,23 @@ type Options struct {
 	FFmpegPath string
 	// NoVideo leaves video out even when ffmpeg is there.
 	NoVideo bool
+	// CDPEndpoint, when set, is a remote browser to attach to instead of
+	// launching Chromium (a browser pool, web-engine decision 12): a
+	// ws:// or wss:// address dialled as given, or an http:// or https://
+	// one whose /json/version names the websocket address (its query is
+	// kept). It may carry a token: it is never logged unredacted.
+	// ExecutablePath and Headed do not apply then.
+	CDPEndpoint string
+	// CDPHeaders go with every request to CDPEndpoint (the /json/version
+	// lookup and the websocket handshake), e.g. Authorization. Never
+	// logged.
+	CDPHeaders http.Header
 	// Logger receives operator diagnostics; nil discards them.
 	Logger *slog.Logger
+
+	// poolBudget bounds the back-off on a busy pool (0: poolRetryBudget);
+	// tests shorten it.
+	poolBudget time.Duration
 }
 
 // InitOptions is the JSON shape of initializationOptions this engine reads;
@@ -67,6 +83,9 @@ type InitOptions struct {
 		Height int `json:"height"`
 	} `json:"viewport,omitempty"`
 	TestIDAttribute string `json:"testIdAttribute,omitempty"`
+	// CDPEndpoint and CDPHeaders are Options.CDPEndpoint and CDPHeaders.
+	CDPEndpoint string            `json:"cdpEndpoint,omitempty"`
+	CDPHeaders  map[string]string `json:"cdpHeaders,omitempty"`
 }
 
 // withDefaults fills unset options.
@@ -92,7 +111,7 @@ func (o Options) withDefaults() Options {
 // apply overrides o with initializationOptions (nil: none).
 func (o Options) apply(raw []byte) (Options, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return o, nil
+		return o, o.validate()
 	}
 	var io InitOptions
 	if err := json.Unmarshal(raw, &io); err != nil {
@@ -113,12 +132,37 @@ func (o Options) apply(raw []byte) (Options, error) {
 	if io.TestIDAttribute != "" {
 		o.TestIDAttribute = io.TestIDAttribute
 	}
-	return o, nil
+	if io.CDPEndpoint != "" {
+		o.CDPEndpoint = io.CDPEndpoint
+	}
+	if len(io.CDPHeaders) > 0 {
+		o.CDPHeaders = o.CDPHeaders.Clone()
+		if o.CDPHeaders == nil {
+			o.CDPHeaders = http.Header{}
+		}
+		for k, v := range io.CDPHeaders {
+			o.CDPHeaders.Set(k, v)
+		}
+	}
+	return o, o.validate()
 }
 
-// Engine is one connection's web engine: one Chromium (started by
-// lifecycle/init or the first operation, stopped by lifecycle/dispose) and
-// one browser context per attempt. Its methods implement every capability
+// validate refuses a CDP endpoint that is not one (configuration
+// INVALID_CONFIG, the address redacted).
+func (o Options) validate() error {
+	if o.CDPEndpoint == "" {
+		return nil
+	}
+	if _, err := parseEndpoint(o.CDPEndpoint, o.CDPHeaders); err != nil {
+		return engineerr.InvalidConfig("cdpEndpoint: %v", err)
+	}
+	return nil
+}
+
+// Engine is one connection's web engine: one browser (a Chromium it
+// launches when the first operation needs a page, or a remote browser it
+// attaches to; released by lifecycle/dispose) and one browser context per
+// attempt. Its methods implement every capability
 // interface of package server except video, which VideoEngine adds.
 type Engine struct {
 	opts   Options
@@ -140,14 +184,15 @@ type Engine struct {
 	launch  *launching      // Chromium, started or starting; nil before init and after dispose
 	attempt *server.Attempt // the open attempt
 	sess    *session
-	envSent map[string]bool // attempt ids whose environment was sent
+	envSent map[string]bool   // attempt ids whose environment was sent
+	notice  func(line string) // lifecycle/init's engine/log (D29); nil before init
 }
 
 // VideoEngine is an Engine that also records video (ffmpeg is there).
 type VideoEngine struct{ *Engine }
 
 // New returns an engine for opts (defaults filled in). It starts nothing:
-// Chromium starts at lifecycle/init or the first operation that needs it.
+// Chromium starts with the first operation that needs a page.
 func New(opts Options) server.Engine {
 	e := newEngine(opts.withDefaults())
 	if e.ffmpeg != "" {
@@ -206,24 +251,33 @@ func Transport(base Options) transport.Transport {
 
 // ---- lifecycle ----
 
-// Init implements server.Initializer: Chromium starts (again, after a
-// dispose) in the background; the first operation that needs it waits for
-// it. A missing Chromium fails init at once.
+// Init implements server.Initializer: it checks that Chromium is there (a
+// missing Chromium fails init at once) and starts nothing. Chromium starts
+// when the first method that needs a page arrives (TestChromiumStartsOnlyForAPage):
+// a connection that never touches a page (lifecycle, wire and manifest
+// checks, a pool's health probe) never pays for a browser.
 //
 // Implements: LIFE-009.
 func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
+	e.mu.Lock()
+	e.notice = info.Log
+	e.mu.Unlock()
+	if e.opts.CDPEndpoint != "" {
+		info.Log(fmt.Sprintf("%s: ready (worker %d); attaches to the remote browser at %s with the first page", Name, info.WorkerSlot, Redact(e.opts.CDPEndpoint)))
+		return nil
+	}
 	o := e.opts
 	if err := checkExecutable(&o); err != nil {
 		return err
 	}
-	e.startLaunch()
-	info.Log(fmt.Sprintf("%s: starting %s (worker %d)", Name, o.ExecutablePath, info.WorkerSlot))
+	info.Log(fmt.Sprintf("%s: ready (worker %d); %s starts with the first page", Name, info.WorkerSlot, o.ExecutablePath))
 	return nil
 }
 
 // StartAttempt implements server.AttemptStarter: the attempt gets a fresh
 // browser context, created when its first operation needs a page (the
-// attempt/environment facts are sent then).
+// attempt/environment facts are sent then), in the engine's browser,
+// which stays warm across attempts.
 //
 // Implements: LIFE-011.
 func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
@@ -234,7 +288,6 @@ func (e *Engine) StartAttempt(ctx context.Context, a *server.Attempt) error {
 	if old != nil {
 		old.close(ctx)
 	}
-	e.startLaunch()
 	return nil
 }
 
@@ -266,31 +319,39 @@ func (e *Engine) EndAttempt(ctx context.Context, c server.Cleanup) error {
 	return nil
 }
 
-// Dispose implements server.Disposer: Chromium stops; a later init starts
-// it again. Nothing is kept warm for a reuse signal. It answers within the
-// cleanup's budget (timeoutMs, or sooner when its signal aborts): when the
-// orderly close (the session, then Chromium) has not finished by then,
-// Chromium is killed before the answer, and its reaping and the removal of
-// its profile go on in the background (Close waits for them).
+// Dispose implements server.Disposer: the browser is released; a later
+// init (and its first page) starts one again. Nothing is kept warm for a
+// reuse signal. A launched Chromium is killed at once: its profile is
+// thrown away, so an orderly close would buy nothing but time; its
+// reaping, the end of the session (video) and the removal of its profile
+// finish before the answer when the cleanup's budget (timeoutMs, or sooner
+// when its signal aborts) allows, else in the background (Close waits for
+// them). A remote browser is left running: the attempt's browser context
+// is disposed, then the connection closed (cut when the budget runs out).
 //
 // Implements: LIFE-010, LIFE-016.
 func (e *Engine) Dispose(ctx context.Context, info server.DisposeInfo) error {
 	l, done := e.close()
 	if !waitCleanup(ctx, info.TimeoutMs, done) && l != nil {
 		l.kill()
-		e.log.Warn("lifecycle/dispose: Chromium did not close within the budget; killed, reaped in the background", "timeoutMs", info.TimeoutMs)
+		e.log.Warn("lifecycle/dispose: the browser did not close within the budget; stopped, the rest goes on in the background", "timeoutMs", info.TimeoutMs)
 	}
 	return nil
 }
 
 // close detaches the session and the browser from the engine and closes
-// them in the background: the session first, then Chromium. It returns the
-// browser's start (nil when none) and a channel closed when all is closed.
+// them in the background. A launched Chromium (or its start) is killed
+// first, at once; a remote browser closes in order: the session (its
+// browser context), then the connection. It returns the browser's start
+// (nil when none) and a channel closed when all is closed.
 func (e *Engine) close() (*launching, <-chan struct{}) {
 	e.mu.Lock()
 	s, l := e.sess, e.launch
 	e.sess, e.launch, e.attempt = nil, nil, nil
 	e.mu.Unlock()
+	if l != nil && !l.remote {
+		l.kill()
+	}
 	done := e.inBackground(func() {
 		if s != nil {
 			s.close(context.Background())
@@ -351,28 +412,23 @@ func waitCleanup(ctx context.Context, timeoutMs float64, done <-chan struct{}) b
 	return false
 }
 
-// closeGrace is how long Close lets a running Chromium close in order
-// before it kills it.
+// closeGrace is how long Close lets a remote browser's session close in
+// order (its browser context disposed) before it cuts the connection.
 const closeGrace = 1000 * time.Millisecond
 
 // Close stops everything the engine started and waits until it has
 // stopped (Chromium reaped), background closes included, then removes the
 // engine's Chromium directory; the server calls it when the connection
-// ends (io.Closer). Nobody waits for an answer then: a running Chromium
-// gets closeGrace to close in order (a graceful close leaves nothing in
-// its TMPDIR), then it is killed, and a start in progress stops at once;
-// the process must exit within 5000 ms of its stdin closing (LIFE-008),
-// however slow Chromium is to start or to close.
+// ends (io.Closer). Nobody waits for an answer then: a launched Chromium
+// (or its start) is killed at once, a remote browser's connection gets
+// closeGrace to dispose of the session's browser context; the process
+// must exit within 5000 ms of its stdin closing (LIFE-008), however slow
+// Chromium is to start or to close.
 func (e *Engine) Close() error {
 	l, done := e.close()
 	if l != nil {
-		select {
-		case <-l.done:
-			t := time.AfterFunc(closeGrace, l.kill)
-			defer t.Stop()
-		default:
-			l.kill()
-		}
+		t := time.AfterFunc(closeGrace, l.kill)
+		defer t.Stop()
 	}
 	<-done
 	e.closing.Wait()

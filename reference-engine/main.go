@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
@@ -18,10 +20,13 @@ import (
 
 // Main is the e2e-web-engine command:
 //
-//	e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v]
+//	e2e-web-engine [--listen host:port] [--chromium PATH | --cdp-endpoint URL [--cdp-header "Name: value"]...] [--headed] [--no-video] [-v]
 //
 // Without --listen it serves stdin and stdout (the spawn transport); with it,
-// every TCP connection gets its own engine and browser. Logs go to stderr;
+// every TCP connection gets its own engine and browser. With --cdp-endpoint
+// (default $E2E_CDP_ENDPOINT) the engine attaches to that remote browser (a
+// pool) instead of launching Chromium; --cdp-header adds a header to its
+// requests. Neither is ever logged unredacted. Logs go to stderr;
 // stdout carries the protocol only. Exit status: 0 after shutdown and exit,
 // 1 otherwise, 2 for a usage error.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -31,10 +36,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	chromium := fl.String("chromium", "", "Chromium's binary (default $E2E_CHROMIUM, else /usr/bin/chromium)")
 	headed := fl.Bool("headed", false, "show the browser window")
 	noVideo := fl.Bool("no-video", false, "leave video recording out of the manifest")
+	cdpEndpoint := fl.String("cdp-endpoint", os.Getenv("E2E_CDP_ENDPOINT"), "attach to the remote browser (a pool) at `URL` (ws://, wss://, http:// or https://) instead of launching Chromium (default $E2E_CDP_ENDPOINT)")
+	var cdpHeaders headerFlag
+	fl.Var(&cdpHeaders, "cdp-header", "a `\"Name: value\"` header for --cdp-endpoint's requests (repeatable)")
 	verbose := fl.Bool("v", false, "log diagnostics to stderr")
 	version := fl.Bool("version", false, "print the version (module, VCS revision, Go) and exit")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: e2e-web-engine [--listen host:port] [--chromium PATH] [--headed] [--no-video] [-v] | --version")
+		fmt.Fprintln(stderr, "usage: e2e-web-engine [--listen host:port] [--chromium PATH | --cdp-endpoint URL [--cdp-header \"Name: value\"]...] [--headed] [--no-video] [-v] | --version")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -56,7 +64,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).With("engine", Name)
-	opts := Options{ExecutablePath: *chromium, Headed: *headed, NoVideo: *noVideo, Logger: log}
+	opts := Options{ExecutablePath: *chromium, Headed: *headed, NoVideo: *noVideo, Logger: log,
+		CDPEndpoint: *cdpEndpoint, CDPHeaders: cdpHeaders.h}
+	if err := opts.validate(); err != nil {
+		fmt.Fprintf(stderr, "%s: --cdp-endpoint: %v\n", Name, err)
+		return 2
+	}
 	sopts := server.Options{Logger: log}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -81,6 +94,36 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// headerFlag is the repeatable --cdp-header "Name: value".
+type headerFlag struct{ h http.Header }
+
+// String implements flag.Value; header values are secrets and are not
+// shown.
+func (f *headerFlag) String() string {
+	if f == nil || len(f.h) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(f.h))
+	for k := range f.h {
+		names = append(names, k+": …")
+	}
+	return strings.Join(names, ", ")
+}
+
+// Set implements flag.Value.
+func (f *headerFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return errors.New(`want "Name: value"`)
+	}
+	if f.h == nil {
+		f.h = http.Header{}
+	}
+	f.h.Add(name, strings.TrimSpace(value))
+	return nil
 }
 
 // stdio joins stdin and the given stdout.

@@ -59,11 +59,18 @@ type tab struct {
 }
 
 // session returns the current session, creating one (a fresh browser
-// context) for attempt a when there is none.
+// context) for attempt a when there is none. A session whose browser went
+// away (a crashed Chromium, a dropped connection to a remote browser) is
+// not replaced within its attempt — its pages and storage are gone, and a
+// silent fresh context would pass for them —: its operations fail with
+// ENGINE_FAILURE, and the next attempt gets a new browser.
 func (e *Engine) session(ctx context.Context, a *server.Attempt) (*session, error) {
 	e.mu.Lock()
 	if s := e.sess; s != nil {
 		e.mu.Unlock()
+		if err := s.br.alive(); err != nil {
+			return nil, engineerr.New(engineerr.EngineFailure, "%v during the attempt; the next attempt starts a new browser", err)
+		}
 		return s, nil
 	}
 	e.mu.Unlock()
