@@ -140,7 +140,7 @@ func newEnv(cfg Config) (*runEnv, error) {
 			env["PATH"] = os.Getenv("PATH")
 		}
 		e.tr = transport.Spawn(transport.SpawnOptions{Command: cfg.Spawn[0], Args: cfg.Spawn[1:], Env: env,
-			Logger: slog.New(stderrRecorder{e})})
+			Logger: slog.New(stderrRecorder{e}), Label: strings.Join(maskCommand(cfg.Spawn), " ")})
 		e.Transport = "spawn"
 	case cfg.Connect != "":
 		host, port, err := net.SplitHostPort(cfg.Connect)

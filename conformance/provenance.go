@@ -60,7 +60,7 @@ func provenance(cfg Config, start time.Time) *Provenance {
 		GoVersion: bi.GoVersion, SpecVersion: strconv.Itoa(wire.ProtocolVersion), Catalog: catalogDigest(),
 		EngineAddress: cfg.Connect, Host: runtime.GOOS + "/" + runtime.GOARCH, StartedAt: start.UTC()}
 	if len(cfg.Spawn) > 0 {
-		p.EngineCommand = append([]string(nil), cfg.Spawn...)
+		p.EngineCommand = maskCommand(cfg.Spawn)
 		if path, err := exec.LookPath(cfg.Spawn[0]); err == nil {
 			if abs, err := filepath.Abs(path); err == nil {
 				path = abs

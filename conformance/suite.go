@@ -271,7 +271,7 @@ func (s *suite) name() string {
 		return s.cfg.Name
 	}
 	if len(s.cfg.Spawn) > 0 {
-		return "engine " + strings.Join(s.cfg.Spawn, " ")
+		return "engine " + strings.Join(maskCommand(s.cfg.Spawn), " ")
 	}
 	return "engine at " + s.cfg.Connect
 }

@@ -17,7 +17,9 @@ func TestNoOutputShowsASecret(t *testing.T) {
 	derived := base64.StdEncoding.EncodeToString([]byte("saboteur:s3cr3t-canary-e2e-conform-login")) // the saboteur's derivation
 	for _, fault := range []string{""} {
 		dir := t.TempDir()
-		spawn := filepath.Join(bins(t), "saboteur")
+		// A credential passed in the engine command (an assignment whose
+		// name reads as one, a URL's query value) is masked too.
+		spawn := "env E2E_POOL_TOKEN=tok-in-command-77 POOL_URL=ws://pool/?t=tok-in-url-78 " + filepath.Join(bins(t), "saboteur")
 		if fault != "" {
 			spawn += " --fault " + fault
 		}
@@ -36,7 +38,7 @@ func TestNoOutputShowsASecret(t *testing.T) {
 			t.Fatalf("fault %q: the run never asked for a derivation, so it proves nothing:\n%s", fault, out)
 		}
 		for where, text := range texts {
-			for _, secret := range []string{"s3cr3t-canary", derived} {
+			for _, secret := range []string{"s3cr3t-canary", derived, "tok-in-command-77", "tok-in-url-78"} {
 				if i := strings.Index(text, secret); i >= 0 {
 					t.Errorf("fault %q: %s shows %q: …%s…", fault, where, secret, text[max(0, i-80):min(len(text), i+80)])
 				}

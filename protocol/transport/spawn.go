@@ -60,6 +60,9 @@ type SpawnOptions struct {
 	LineBytes int
 	// Logger, when set, also receives each stderr line, at level Debug.
 	Logger *slog.Logger
+	// Label, when set, is how errors and Label name the command instead of
+	// the command line itself (a caller masks credentials in it).
+	Label string
 }
 
 // SpawnConn is the connection that a [Spawn] transport's Open returns (as a
@@ -152,7 +155,11 @@ func Spawn(opts SpawnOptions) Transport {
 	if opts.LineBytes <= 0 {
 		opts.LineBytes = defaultLineBytes
 	}
-	return &spawnTransport{opts: opts, label: commandLine(opts.Command, opts.Args)}
+	label := opts.Label
+	if label == "" {
+		label = commandLine(opts.Command, opts.Args)
+	}
+	return &spawnTransport{opts: opts, label: label}
 }
 
 type spawnTransport struct {
