@@ -293,7 +293,9 @@ func (s *scanner) step(buf []byte) (int, *Error) {
 				return 0, fe
 			}
 			if s.first == nil {
-				s.first = fe
+				// Its bytes are copied: a reader's buffer may move
+				// before the end of the header part is there.
+				s.first = own(fe)
 			}
 		}
 	}

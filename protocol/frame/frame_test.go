@@ -142,6 +142,23 @@ func TestErrorTexts(t *testing.T) {
 	}
 }
 
+// A strict fault found early is reported once the header part ends, with
+// the bytes of its line, though the read buffer moved in between.
+func TestStrictFaultSurvivesTheBufferMoving(t *testing.T) {
+	// The first read brings the first frame and the faulty line; the rest
+	// comes a byte at a time, so the buffer slides past the first frame.
+	src := io.MultiReader(strings.NewReader(framed("{}")+"nonsense\r\n"),
+		iotest.OneByteReader(strings.NewReader("X: "+strings.Repeat("y", 3000)+"\r\n\r\n")))
+	r := NewReader(src, Options{})
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.Next()
+	if want := `header line "nonsense\r\n" is not "Name: value"`; err == nil || err.Error() != want {
+		t.Fatalf("Next: %v, want %s", err, want)
+	}
+}
+
 // An endless header is refused once 4096 bytes of it are there: no more is
 // read, whatever the header byte.
 func TestEndlessHeaderIsBounded(t *testing.T) {
