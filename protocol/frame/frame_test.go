@@ -114,6 +114,36 @@ func TestLenientKeepsTheFacts(t *testing.T) {
 	}
 }
 
+// A content part is held as it arrives: a peer announcing 64 MiB and
+// sending 100 KiB makes the reader hold about 100 KiB, not 64 MiB; one
+// that sends it all gets it whole.
+func TestContentIsHeldAsItArrives(t *testing.T) {
+	const announced, sent = 64 << 20, 100 << 10
+	head := fmt.Sprintf("Content-Length: %d\r\n\r\n", announced)
+	_, err := NewReader(strings.NewReader(head+strings.Repeat("x", sent)), Options{}).Next()
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Fault != FaultContentEOF || len(fe.Content) != sent {
+		t.Fatalf("Next: %v, want the content cut after %d bytes", err, sent)
+	}
+	if c := cap(fe.Content); c > 4*sent {
+		t.Errorf("the reader held %d bytes for %d that arrived", c, sent)
+	}
+	for _, n := range []int{0, 1, firstContentChunk - 1, firstContentChunk, firstContentChunk + 1, 3*firstContentChunk + 17} {
+		want := strings.Repeat("y", n)
+		f, err := NewReader(iotest.HalfReader(strings.NewReader(framed(want))), Options{}).Next()
+		if err != nil || string(f.Content) != want {
+			t.Fatalf("a %d-byte content part: %v, %d bytes", n, err, len(f.Content))
+		}
+	}
+	r := NewReader(strings.NewReader(head), Options{})
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadContent(announced); err != io.EOF {
+		t.Fatalf("ReadContent of nothing: %v, want io.EOF", err)
+	}
+}
+
 // The error texts are the ones the rpc layer always wrote (a server puts
 // them in its error response).
 func TestErrorTexts(t *testing.T) {

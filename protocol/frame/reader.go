@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 )
 
 // readBuffer is the Reader's buffer size when it wraps a plain io.Reader.
@@ -77,20 +78,53 @@ func own(fe *Error) *Error {
 	return fe
 }
 
-// Next reads one frame: its header part, then its content into a new
-// slice. The stream ending inside the content is a FaultContentEOF with
-// the bytes that arrived.
+// Next reads one frame: its header part, then its content (ReadContent).
+// The stream ending inside the content is a FaultContentEOF with the bytes
+// that arrived.
 func (r *Reader) Next() (Frame, error) {
 	h, err := r.ReadHeader()
 	if err != nil {
 		return Frame{}, err
 	}
-	content := make([]byte, h.Length)
-	if n, err := io.ReadFull(r.br, content); err != nil {
+	content, err := r.ReadContent(h.Length)
+	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return Frame{Header: h}, &Error{Fault: FaultContentEOF, Offset: h.Size, Before: h.Raw, Declared: int64(h.Length), Previous: -1, Content: content[:n], Err: io.ErrUnexpectedEOF}
+			return Frame{Header: h}, &Error{Fault: FaultContentEOF, Offset: h.Size, Before: h.Raw, Declared: int64(h.Length), Previous: -1, Content: content, Err: io.ErrUnexpectedEOF}
 		}
 		return Frame{Header: h}, err
 	}
 	return Frame{Header: h, Content: content}, nil
+}
+
+// firstContentChunk is how much of a content part is allocated before any
+// of it arrived.
+const firstContentChunk = 64 << 10
+
+// ReadContent reads an n-byte content part into a new slice. Past 64 KiB
+// the slice grows with the bytes that arrive (it at most doubles what has
+// been read), so a peer that announces a large part and sends little of it
+// makes the reader hold about what it sent, never what it announced. The
+// errors are io.ReadFull's: io.EOF when nothing arrived, io.ErrUnexpectedEOF
+// when part of it did (those bytes returned).
+func (r *Reader) ReadContent(n int) ([]byte, error) {
+	if n <= firstContentChunk {
+		buf := make([]byte, n)
+		m, err := io.ReadFull(r.br, buf)
+		return buf[:m], err
+	}
+	buf := make([]byte, 0, firstContentChunk)
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(len(buf), n-len(buf)))
+		}
+		m, err := r.br.Read(buf[len(buf):min(cap(buf), n)])
+		buf = buf[:len(buf)+m]
+		if err != nil && len(buf) < n {
+			if err == io.EOF && len(buf) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return buf, err
+		}
+	}
+	return buf, nil
 }
