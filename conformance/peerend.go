@@ -26,7 +26,12 @@ type PeerEndedError struct {
 
 func (e *PeerEndedError) Error() string {
 	s := "the engine closed the connection"
-	if e.Err != nil && !errors.Is(e.Err, io.EOF) {
+	switch {
+	case e.Err == nil || e.Err == io.EOF:
+	case errors.Is(e.Err, io.EOF):
+		// Where in the stream it closed ("reading 10 content bytes").
+		s += " (" + e.Err.Error() + ")"
+	default:
 		s = "the connection ended: " + e.Err.Error()
 	}
 	if e.Exit != "" {

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	scan "github.com/e2e-conform/toolkit/protocol/frame"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -127,7 +127,7 @@ func (e *runEnv) newRaw(tc transport.Conn, conn *connInfo) *rawConn {
 // server closes its side (so that it never blocks writing).
 func (r *rawConn) read() {
 	defer close(r.done)
-	br := bufio.NewReaderSize(r.tc, 64<<10)
+	br := scan.NewReader(r.tc, scan.Options{Mode: scan.Lenient, Limit: wire.MaxMessageBytes})
 	for {
 		f, err := r.readFrame(br)
 		if f != nil {
@@ -215,94 +215,109 @@ func (r *rawConn) violation(id, format string, args ...any) {
 	r.env.violationIn(msgCtx{conn: r.conn, where: r.awaited()}, id, format, args...)
 }
 
-// headerFault records a header line the server wrote that breaks §1.1 in
-// the trace and the exchange (it is no frame, so nothing else shows it)
-// and returns the error that ends the stream.
-func (r *rawConn) headerFault(read []string, line, what string) error {
+// headerFault records the violation of a header part the server wrote
+// that breaks §1.1 and its line in the trace and the exchange (it is no
+// frame, so nothing else shows it), and returns the error that ends the
+// stream. f.Header holds the fields read before the fault.
+func (r *rawConn) headerFault(f *frame, fe *scan.Error) error {
+	line := string(fe.Line)
+	text := strings.TrimSuffix(line, "\r\n")
+	read := f.Header
+	var what string
+	switch fe.Fault {
+	case scan.FaultHeaderEOF:
+		return fmt.Errorf("reading a header: %w", io.EOF)
+	case scan.FaultHeaderTooLong:
+		// §1.1: the header part is at most 4096 bytes. A longer one is
+		// refused once that much is read, so an endless header line costs
+		// the reader no more than 4096 bytes.
+		r.violation("WIRE-001", "the header part runs past %d bytes without ending (§1.1: at most %d bytes, the final CRLF CRLF included): a header part longer than %d bytes, %d bytes read", wire.MaxHeaderBytes, wire.MaxHeaderBytes, wire.MaxHeaderBytes, len(fe.Before)+len(fe.Line))
+		what = fmt.Sprintf("a header part longer than %d bytes", wire.MaxHeaderBytes)
+	case scan.FaultLineEnd:
+		r.violation("WIRE-001", "header line %q does not end with CRLF", clip(line))
+		what = "a header line without CRLF"
+	case scan.FaultNotField:
+		r.violation("WIRE-001", "header line %q is not Name: value", clip(text))
+		read, line, what = append(read, text), text, "a header line that is not Name: value"
+	case scan.FaultLength:
+		r.violation("WIRE-001", "Content-Length %q is not a decimal integer", fe.Value)
+		line, what = text, "a Content-Length that is not a decimal integer"
+	case scan.FaultSecondLength:
+		// WIRE-001: "a header part with Content-Length equal to the
+		// content's byte length": of two that differ, one is not.
+		r.violation("WIRE-001", "the header part carries two Content-Length fields, %d and %d (%q)", fe.Previous, fe.Declared, append(f.Header, text))
+		line, what = text, fmt.Sprintf("a second Content-Length field (%d, after %d)", fe.Declared, fe.Previous)
+	case scan.FaultNoLength:
+		r.violation("WIRE-001", "a header part without Content-Length: %q", f.Header)
+		read, line, what = f.Header[:max(len(f.Header)-1, 0)], strings.Join(f.Header, "\r\n"), "a header part without Content-Length"
+	case scan.FaultSize:
+		length := strconv.FormatInt(fe.Declared, 10)
+		if len(fe.Value) > 18 {
+			length = string(fe.Value) // more digits than an int64 holds
+		}
+		r.violation("WIRE-001", "Content-Length %s exceeds the message limit", length)
+		return &brokenStream{conn: r.conn, at: fmt.Sprintf("a Content-Length of %s bytes, above the message limit", length)}
+	default:
+		// Faults of the strict mode only (the lenient scanner reports
+		// none of them), named as the scanner names them.
+		r.violation("WIRE-001", "%s", fe.Msg())
+		what = fe.Msg()
+	}
 	r.env.recordFrame(r.conn, rpc.Received, []byte(strings.Join(append(read, line), "\r\n")))
 	return &brokenStream{conn: r.conn, at: fmt.Sprintf("%s: %q", what, clip(line))}
 }
 
-func (r *rawConn) readFrame(br *bufio.Reader) (*frame, error) {
+// readFrame reads one frame with the lenient scanner (package frame),
+// which keeps the facts of every fault: the suite names them.
+func (r *rawConn) readFrame(fr *scan.Reader) (*frame, error) {
 	f := &frame{}
-	length := -1
-	headerBytes := 0
-	for {
-		// §1.1: the header part is at most 4096 bytes. A longer one is
-		// refused once that much is read, so an endless header line costs
-		// the reader no more than its fixed buffer.
-		raw, err := br.ReadSlice('\n')
-		line := string(raw)
-		headerBytes += len(raw)
-		if headerBytes > wire.MaxHeaderBytes || errors.Is(err, bufio.ErrBufferFull) {
-			r.violation("WIRE-001", "the header part runs past %d bytes without ending (§1.1: at most %d bytes, the final CRLF CRLF included): a header part longer than %d bytes, %d bytes read", wire.MaxHeaderBytes, wire.MaxHeaderBytes, wire.MaxHeaderBytes, headerBytes)
-			return nil, r.headerFault(f.Header, line, fmt.Sprintf("a header part longer than %d bytes", wire.MaxHeaderBytes))
+	h, err := fr.ReadHeader()
+	var fe *scan.Error
+	if err != nil && !errors.As(err, &fe) {
+		if err == io.EOF {
+			return nil, io.EOF
 		}
-		if err != nil {
-			if err == io.EOF && len(f.Header) == 0 && line == "" {
-				return nil, io.EOF
-			}
-			return nil, fmt.Errorf("reading a header: %w", err)
-		}
-		if !strings.HasSuffix(line, "\r\n") {
-			r.violation("WIRE-001", "header line %q does not end with CRLF", clip(line))
-			return nil, r.headerFault(f.Header, line, "a header line without CRLF")
-		}
-		line = strings.TrimSuffix(line, "\r\n")
-		if line == "" {
-			break
-		}
-		f.Header = append(f.Header, line)
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			r.violation("WIRE-001", "header line %q is not Name: value", clip(line))
-			return nil, r.headerFault(f.Header, line, "a header line that is not Name: value")
-		}
-		value = strings.TrimSpace(value)
+		return nil, fmt.Errorf("reading a header: %w", err)
+	}
+	raw := h.Raw
+	if fe != nil {
+		raw = fe.Before
+	}
+	// The fields read before the end of the header part or its fault, in
+	// the order they arrived.
+	for _, fd := range scan.Fields(raw) {
+		f.Header = append(f.Header, fd.Line)
 		// Field names are matched without regard to letter case: §1.1 says
 		// receivers SHOULD, the toolkit's do, and a server writing
 		// "content-length" writes the Content-Length field.
 		switch {
-		case strings.EqualFold(name, "Content-Length"):
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 || strings.HasPrefix(value, "+") {
-				r.violation("WIRE-001", "Content-Length %q is not a decimal integer", value)
-				return nil, r.headerFault(f.Header[:len(f.Header)-1], line, "a Content-Length that is not a decimal integer")
-			}
-			// WIRE-001: "a header part with Content-Length equal to the
-			// content's byte length": of two that differ, one is not.
-			if length >= 0 && n != length {
-				r.violation("WIRE-001", "the header part carries two Content-Length fields, %d and %d (%q)", length, n, f.Header)
-				return nil, r.headerFault(f.Header[:len(f.Header)-1], line, fmt.Sprintf("a second Content-Length field (%d, after %d)", n, length))
-			}
-			length = n
-		case strings.EqualFold(name, "Content-Type"):
+		case strings.EqualFold(fd.Name, "Content-Length"):
+		case strings.EqualFold(fd.Name, "Content-Type"):
 			// §1.1: "a receiver accepts utf-8 and utf8 in any letter case".
-			cs := strings.ToLower(strings.NewReplacer(" ", "", "\t", "", `"`, "").Replace(value))
+			cs := strings.ToLower(strings.NewReplacer(" ", "", "\t", "", `"`, "").Replace(fd.Value))
 			if !strings.Contains(cs, "charset=utf-8") && !strings.Contains(cs, "charset=utf8") {
-				r.violation("WIRE-002", "Content-Type %q does not name charset utf-8", value)
+				r.violation("WIRE-002", "Content-Type %q does not name charset utf-8", fd.Value)
 			}
 		default:
 			if r.lost {
 				// The previous content did not match its Content-Length:
 				// this "field" is likely the rest of that content, and the
 				// fault is WIRE-001's, not a header field the server wrote.
-				r.violation("WIRE-001", "after content that did not match its Content-Length, the stream is out of step: header line %q", clip(line))
+				r.violation("WIRE-001", "after content that did not match its Content-Length, the stream is out of step: header line %q", clip(fd.Line))
 				continue
 			}
-			r.violation("WIRE-002", "the server wrote the header field %q", name)
+			r.violation("WIRE-002", "the server wrote the header field %q", fd.Name)
 		}
 	}
-	if length < 0 {
-		r.violation("WIRE-001", "a header part without Content-Length: %q", f.Header)
-		return nil, r.headerFault(f.Header[:max(len(f.Header)-1, 0)], strings.Join(f.Header, "\r\n"), "a header part without Content-Length")
+	if fe != nil {
+		return nil, r.headerFault(f, fe)
 	}
-	if length > wire.MaxMessageBytes {
-		r.violation("WIRE-001", "Content-Length %d exceeds the message limit", length)
-		return nil, &brokenStream{conn: r.conn, at: fmt.Sprintf("a Content-Length of %d bytes, above the message limit", length)}
-	}
-	f.Content = make([]byte, length)
-	if n, err := io.ReadFull(br, f.Content); err != nil {
+	length := h.Length
+	// The content is held as it arrives: a server announcing 64 MiB and
+	// sending little costs the suite about what it sent.
+	content, err := fr.ReadContent(length)
+	f.Content = content
+	if n := len(content); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) && !r.closing.Load() {
 			// The server ended its side inside a content part: the frame
 			// it wrote is shorter than its Content-Length (§1.1). Not when
@@ -364,34 +379,16 @@ func (r *rawConn) Write(b []byte) error {
 	return r.write(b)
 }
 
-// splitFrames reads b as whole frames with a Content-Length header (any
-// case); ok is false when b is anything else (a part of a frame, a
-// header the suite wrote wrong on purpose).
+// splitFrames reads b as whole frames with the lenient scanner; ok is
+// false when b is anything else (a part of a frame, a header the suite
+// wrote wrong on purpose).
 func splitFrames(b []byte) (contents [][]byte, ok bool) {
 	for len(b) > 0 {
-		end := bytes.Index(b, []byte("\r\n\r\n"))
-		if end < 0 {
+		f, n, err := scan.Split(b, scan.Options{Mode: scan.Lenient, Limit: wire.MaxMessageBytes})
+		if err != nil {
 			return contents, false
 		}
-		n := -1
-		for _, line := range strings.Split(string(b[:end]), "\r\n") {
-			name, val, found := strings.Cut(line, ":")
-			if !found {
-				return contents, false
-			}
-			if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-				v, err := strconv.Atoi(strings.TrimSpace(val))
-				if err != nil || n >= 0 {
-					return contents, false
-				}
-				n = v
-			}
-		}
-		b = b[end+4:]
-		if n < 0 || n > len(b) {
-			return contents, false
-		}
-		contents = append(contents, b[:n])
+		contents = append(contents, f.Content)
 		b = b[n:]
 	}
 	return contents, true

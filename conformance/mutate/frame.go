@@ -2,7 +2,6 @@ package mutate
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	scan "github.com/e2e-conform/toolkit/protocol/frame"
 )
 
 // Limits of §1.1 and §1.2.
@@ -51,58 +52,34 @@ func setLength(header []byte, n string) []byte {
 }
 
 // errNotFramed is returned by readFrame when the stream does not hold a
-// well-formed frame; the bytes read so far are returned with it.
+// well-formed frame.
 var errNotFramed = errors.New("not a frame")
 
+// scanOptions is how the relay reads frames: the lenient scanner of
+// package frame (header part kept verbatim, 4096 bytes at most).
+var scanOptions = scan.Options{Mode: scan.Lenient, Limit: MaxMessageBytes}
+
 // readFrame reads one frame. On a header the proxy cannot parse it returns
-// the raw bytes read and errNotFramed; at the end of the stream inside a
-// frame it returns the partial bytes and io.ErrUnexpectedEOF.
+// errNotFramed and leaves the header part unread in r (the caller passes r
+// through as it is); at the end of the stream inside a frame it returns the
+// partial bytes and io.ErrUnexpectedEOF.
 func readFrame(r *bufio.Reader) (frame, []byte, error) {
-	var header []byte
-	length := int64(-1)
-	for {
-		line, err := r.ReadSlice('\n')
-		header = append(header, line...)
-		if err != nil {
-			if err == bufio.ErrBufferFull && len(header) <= MaxHeaderBytes {
-				continue
-			}
-			if err == io.EOF && len(header) == 0 {
-				return frame{}, nil, io.EOF
-			}
-			if err == io.EOF {
-				return frame{}, header, io.ErrUnexpectedEOF
-			}
-			return frame{}, header, errNotFramed
-		}
-		if len(header) > MaxHeaderBytes {
-			return frame{}, header, errNotFramed
-		}
-		l := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-		if l == "" {
-			break
-		}
-		name, v, ok := strings.Cut(l, ":")
-		if !ok {
-			return frame{}, header, errNotFramed
-		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil || n < 0 || n > MaxMessageBytes {
-				return frame{}, header, errNotFramed
-			}
-			length = n
-		}
+	f, err := scan.NewBufReader(r, scanOptions).Next()
+	var fe *scan.Error
+	switch {
+	case err == nil:
+		return frame{header: f.Header.Raw, content: f.Content}, nil, nil
+	case err == io.EOF:
+		return frame{}, nil, io.EOF
+	case !errors.As(err, &fe):
+		return frame{}, nil, errNotFramed
+	case fe.Fault == scan.FaultContentEOF:
+		return frame{}, append(f.Header.Raw, fe.Content...), io.ErrUnexpectedEOF
+	case fe.Fault == scan.FaultHeaderEOF:
+		rest, _ := io.ReadAll(r) // the partial header part, left unread
+		return frame{}, rest, io.ErrUnexpectedEOF
 	}
-	if length < 0 {
-		return frame{}, header, errNotFramed
-	}
-	content := make([]byte, length)
-	n, err := io.ReadFull(r, content)
-	if err != nil {
-		return frame{}, append(header, content[:n]...), io.ErrUnexpectedEOF
-	}
-	return frame{header: header, content: content}, nil, nil
+	return frame{}, nil, errNotFramed
 }
 
 // frameParser splits a byte stream into frames incrementally, to observe
@@ -122,38 +99,16 @@ func (p *frameParser) push(b []byte) [][]byte {
 	p.buf = append(p.buf, b...)
 	var out [][]byte
 	for {
-		end := bytes.Index(p.buf, []byte("\r\n\r\n"))
-		if end < 0 {
-			if len(p.buf) > MaxHeaderBytes {
-				p.goBlind()
-			}
+		f, n, err := scan.Split(p.buf, scanOptions)
+		switch {
+		case errors.Is(err, scan.ErrIncomplete):
 			return out
-		}
-		if end+4 > MaxHeaderBytes {
+		case err != nil:
 			p.goBlind()
 			return out
 		}
-		length := -1
-		for _, l := range strings.Split(string(p.buf[:end]), "\r\n") {
-			name, v, ok := strings.Cut(l, ":")
-			if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-				n, err := strconv.Atoi(strings.TrimSpace(v))
-				if err != nil || n < 0 || n > MaxMessageBytes {
-					p.goBlind()
-					return out
-				}
-				length = n
-			}
-		}
-		if length < 0 {
-			p.goBlind()
-			return out
-		}
-		if len(p.buf) < end+4+length {
-			return out
-		}
-		out = append(out, append([]byte{}, p.buf[end+4:end+4+length]...))
-		p.buf = append(p.buf[:0], p.buf[end+4+length:]...)
+		out = append(out, append([]byte{}, f.Content...))
+		p.buf = append(p.buf[:0], p.buf[n:]...)
 	}
 }
 

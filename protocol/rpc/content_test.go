@@ -1,14 +1,11 @@
 package rpc
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 // chunks returns b in reads of at most n bytes.
@@ -46,33 +43,5 @@ func TestAnnouncedContentIsNotAllocatedUpFront(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
 		t.Errorf("reading 16 bytes of an announced 64 MiB part allocated %d bytes, want at most 1 MiB", got)
-	}
-}
-
-// Content parts of every size arrive whole, whatever the reads they come
-// in; one cut short is io.ErrUnexpectedEOF.
-func TestReadContent(t *testing.T) {
-	for _, n := range []int{0, 1, firstContentChunk - 1, firstContentChunk, firstContentChunk + 1, 3*firstContentChunk + 17, 5 << 20} {
-		want := bytes.Repeat([]byte("abcdefghijklm"), n/13+1)[:n]
-		for _, r := range []struct {
-			name string
-			r    io.Reader
-		}{
-			{"one read", bytes.NewReader(want)},
-			{"7777-byte reads", &chunks{b: want, n: 7777}},
-			{"data with EOF", iotest.DataErrReader(bytes.NewReader(want))},
-		} {
-			t.Run(fmt.Sprintf("%d/%s", n, r.name), func(t *testing.T) {
-				got, err := readContent(r.r, n)
-				if err != nil || !bytes.Equal(got, want) {
-					t.Fatalf("read %d bytes (%v), want the %d sent", len(got), err, n)
-				}
-			})
-		}
-		if n > 0 {
-			if _, err := readContent(&chunks{b: want[:n-1], n: 4096}, n); !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("%d bytes cut short by one: %v, want io.ErrUnexpectedEOF", n, err)
-			}
-		}
 	}
 }

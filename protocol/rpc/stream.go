@@ -2,15 +2,12 @@ package rpc
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 
+	scan "github.com/e2e-conform/toolkit/protocol/frame"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -76,8 +73,9 @@ func (e *FrameError) Error() string {
 
 func (e *FrameError) Unwrap() error { return e.Err }
 
-// ErrTooLarge is wrapped by errors for messages above the size limit.
-var ErrTooLarge = errors.New("message exceeds the size limit")
+// ErrTooLarge is wrapped by errors for messages above the size limit (it
+// is frame.ErrTooLarge).
+var ErrTooLarge = scan.ErrTooLarge
 
 // StreamOptions configure a Stream.
 type StreamOptions struct {
@@ -96,7 +94,7 @@ type StreamOptions struct {
 // connection. Reads are not safe for concurrent use (one reading goroutine);
 // writes are, and a frame is always written with one Write.
 type Stream struct {
-	r      *bufio.Reader
+	fr     *scan.Reader
 	w      io.Writer
 	closer func() error
 	opts   StreamOptions
@@ -131,7 +129,8 @@ func NewStream(r io.Reader, w io.Writer, closer func() error, opts StreamOptions
 	if limit <= 0 {
 		limit = wire.MaxMessageBytes
 	}
-	return &Stream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: closer, opts: opts, limit: limit}
+	fr := scan.NewReader(r, scan.Options{Mode: scan.Strict, Limit: limit})
+	return &Stream{fr: fr, w: w, closer: closer, opts: opts, limit: limit}
 }
 
 // Err returns the fatal fault that ended reading, if any.
@@ -211,149 +210,42 @@ func (s *Stream) ReadMessage() (*Message, error) {
 
 // readFrame reads one header part and its content (strict: spec §1.1).
 func (s *Stream) readFrame() ([]byte, error) {
-	length, err := ReadHeader(s.r, s.limit)
+	f, err := s.fr.Next()
 	if err != nil {
-		return nil, err
+		return nil, frameError(err)
 	}
-	content, err := readContent(s.r, length)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("stream ended inside a %d-byte content part", length), Err: io.ErrUnexpectedEOF}
-		}
-		return nil, err
-	}
-	return content, nil
+	return f.Content, nil
 }
 
 // ReadHeader reads one header part from r and returns its Content-Length
-// (spec §1.1, §1.3). It never consumes or waits for more than
-// wire.MaxHeaderBytes bytes of header: a longer header part is a
-// FaultHeader as soon as its first 4096 bytes are buffered. A Content-Length
-// above limit is a FaultSize, returned before any content is read. io.EOF
-// means the stream ended cleanly before a frame.
+// (spec §1.1, §1.3), with the strict scanner of package frame. It never
+// consumes or waits for more than wire.MaxHeaderBytes bytes of header: a
+// longer header part is a FaultHeader as soon as its first 4096 bytes are
+// buffered. A Content-Length above limit is a FaultSize, returned before
+// any content is read. io.EOF means the stream ended cleanly before a
+// frame.
 //
 // Implements: WIRE-003, WIRE-007.
 func ReadHeader(r *bufio.Reader, limit int) (int, error) {
-	end, err := headerEnd(r)
+	h, err := scan.NewBufReader(r, scan.Options{Mode: scan.Strict, Limit: limit}).ReadHeader()
 	if err != nil {
-		return 0, err
+		return 0, frameError(err)
 	}
-	head, _ := r.Peek(end)
-	length := -1
-	for len(head) > 0 {
-		i := bytes.IndexByte(head, '\n')
-		line := head[:i+1]
-		head = head[i+1:]
-		if len(line) < 2 || line[len(line)-2] != '\r' {
-			return 0, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("header line %q does not end with CRLF", clip(line))}
-		}
-		text := line[:len(line)-2]
-		if len(text) == 0 {
-			break
-		}
-		for _, c := range text {
-			if c >= 0x80 {
-				return 0, &FrameError{Kind: FaultHeader, Msg: "header part is not ASCII"}
-			}
-		}
-		name, value, ok := bytes.Cut(text, []byte(":"))
-		if !ok {
-			return 0, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("header line %q is not \"Name: value\"", clip(line))}
-		}
-		value = bytes.TrimSpace(value)
-		name = bytes.TrimSpace(name)
-		switch {
-		case bytes.EqualFold(name, []byte("content-length")):
-			n, ok := parseLength(value)
-			if !ok {
-				return 0, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("Content-Length %q is not a decimal integer", clip(value))}
-			}
-			if n > int64(limit) {
-				return 0, &FrameError{Kind: FaultSize, Msg: fmt.Sprintf("Content-Length %d exceeds the limit of %d bytes", n, limit), Err: ErrTooLarge}
-			}
-			length = int(n)
-		case bytes.EqualFold(name, []byte("content-type")):
-			if cs, ok := charset(string(value)); ok && cs != "utf-8" && cs != "utf8" {
-				return 0, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("Content-Type charset %q is not utf-8", cs)}
-			}
-		}
-	}
-	if _, err := r.Discard(end); err != nil {
-		return 0, err
-	}
-	if length < 0 {
-		return 0, &FrameError{Kind: FaultHeader, Msg: "header part has no Content-Length"}
-	}
-	return length, nil
+	return h.Length, nil
 }
 
-// headerEnd buffers the header part and returns its length, CRLFCRLF
-// included, without consuming it. A line that ends in a bare LF also ends
-// the search: the caller reports it.
-func headerEnd(r *bufio.Reader) (int, error) {
-	scanned := 0
-	for {
-		n := r.Buffered()
-		if n <= scanned {
-			n = scanned + 1 // wait for one byte more
-		}
-		n = min(n, wire.MaxHeaderBytes)
-		buf, err := r.Peek(n)
-		for i := scanned; i < len(buf); i++ {
-			if buf[i] != '\n' {
-				continue
-			}
-			if i == 0 || buf[i-1] != '\r' || i == 1 || (i >= 3 && buf[i-2] == '\n' && buf[i-3] == '\r') {
-				return i + 1, nil
-			}
-		}
-		scanned = len(buf)
-		if scanned >= wire.MaxHeaderBytes {
-			return 0, &FrameError{Kind: FaultHeader, Msg: fmt.Sprintf("header part longer than %d bytes", wire.MaxHeaderBytes)}
-		}
-		if err != nil {
-			switch {
-			case len(buf) == 0 && errors.Is(err, io.EOF):
-				return 0, io.EOF
-			case errors.Is(err, io.EOF):
-				return 0, &FrameError{Kind: FaultHeader, Msg: "stream ended inside a header part", Err: io.ErrUnexpectedEOF}
-			}
-			return 0, err
-		}
+// frameError is a scanner fault as a *FrameError (the scanner's text, the
+// kind FaultSize or FaultHeader); other errors are returned as they are.
+func frameError(err error) error {
+	var fe *scan.Error
+	if !errors.As(err, &fe) {
+		return err
 	}
+	kind := FaultHeader
+	if fe.Fault == scan.FaultSize {
+		kind = FaultSize
+	}
+	return &FrameError{Kind: kind, Msg: fe.Msg(), Err: fe.Err}
 }
 
-func parseLength(b []byte) (int64, bool) {
-	v := string(b)
-	if v == "" || len(v) > 18 {
-		if len(v) > 18 && strings.Trim(v, "0123456789") == "" {
-			return 1 << 62, true // absurdly large: refused by the limit
-		}
-		return 0, false
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil
-}
-
-// charset extracts the lowercased charset parameter of a media type.
-func charset(v string) (string, bool) {
-	for _, p := range strings.Split(v, ";")[1:] {
-		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if ok && strings.EqualFold(strings.TrimSpace(k), "charset") {
-			return strings.ToLower(strings.Trim(strings.TrimSpace(val), `"`)), true
-		}
-	}
-	return "", false
-}
-
-func clip(b []byte) string {
-	if len(b) > 64 {
-		return string(b[:64]) + "…"
-	}
-	return string(b)
-}
+func clip(b []byte) string { return scan.Clip(b) }

@@ -26,7 +26,7 @@ var errLoopbackCloseTimeout = errors.New("transport: loopback close timed out")
 type ServeFunc func(ctx context.Context, rwc io.ReadWriteCloser) error
 
 // Loopback returns a transport that serves each connection in this process
-// over an in-memory [Pipe] (§9.3). Each Open creates a Pipe, runs serve on
+// over an in-memory, bounded [Pipe] (§9.3). Each Open creates a Pipe, runs serve on
 // the server end in a goroutine of its own and returns the client end. The
 // bytes are framed exactly as on the other transports, so loopback exercises
 // the same protocol path. Label is "loopback:" + label.

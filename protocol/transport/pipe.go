@@ -5,22 +5,29 @@ import (
 	"sync"
 )
 
+// PipeBufferBytes bounds the bytes a [Pipe] buffers in each direction.
+const PipeBufferBytes = 1 << 20
+
 // Pipe returns two connected in-memory, buffered, full-duplex ends: what one
 // end writes, the other reads. It is what [Loopback] uses, exported for
 // tests of other packages.
 //
-// Writes never block: each direction buffers without bound, so a writer
-// never waits for a slow reader (the buffered bytes are copied once in and
-// once out), and a Write is never interleaved with another. Read blocks until data is available and returns what is
-// buffered, up to len(p).
+// Each direction buffers at most [PipeBufferBytes] (the bytes are copied
+// once in and once out): a Write that does not fit blocks until the reader
+// has drained enough, so a peer that writes and never reads holds at most
+// that much memory, as over a socket or an OS pipe (backpressure). A Write
+// is written whole before another Write starts: writes are never
+// interleaved, also when one blocks half way. Read blocks until data is
+// available and returns what is buffered, up to len(p).
 //
 // Closing one end is a full close of that end: the other end's Read returns
 // the remaining buffered data and then io.EOF, and its Write fails with
-// io.ErrClosedPipe; Read and Write of the closed end itself fail with
+// io.ErrClosedPipe (a Write blocked on a full buffer at once, with the bytes
+// it had written); Read and Write of the closed end itself fail with
 // [ErrClosed], including calls blocked at the time of Close. Close is
 // idempotent. All methods are safe for concurrent use.
 func Pipe() (client, server io.ReadWriteCloser) {
-	a, b := newHalf(0), newHalf(0)
+	a, b := newHalf(PipeBufferBytes), newHalf(PipeBufferBytes)
 	return &pipeEnd{in: a, out: b}, &pipeEnd{in: b, out: a}
 }
 
@@ -43,12 +50,13 @@ func (e *pipeEnd) Close() error {
 // half is one direction of a pipe: a byte queue with one writing side and one
 // reading side.
 type half struct {
+	wmu  sync.Mutex // held by a write from start to end: writes never interleave
 	mu   sync.Mutex
 	cond sync.Cond // signalled when data arrives, space frees up or a side closes
 	buf  []byte    // buffered bytes are buf[off:]
 	off  int
 	// limit, when > 0, bounds the buffered bytes: write blocks while the
-	// buffer is full. Pipe uses no limit.
+	// buffer is full.
 	limit        int
 	writerClosed bool  // the writing side closed: read returns EOF (or err) after the data
 	readerClosed bool  // the reading side closed: read and write fail
@@ -66,6 +74,8 @@ func newHalf(limit int) *half {
 }
 
 func (h *half) write(p []byte) (int, error) {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	written := 0
