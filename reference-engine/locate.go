@@ -49,6 +49,12 @@ func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.Loc
 			return e.resolveSparse(ctx, cctx, t, pr, expr)
 		}
 	}
+	return e.locateWhole(ctx, cctx, t, expr)
+}
+
+// locateWhole answers expr over the whole read of the page (every node of
+// an observation), the resolution the sparse one must reproduce.
+func (e *Engine) locateWhole(ctx, cctx context.Context, t *tab, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
 	pr, err := e.read(cctx, t, inpage.ModeTree, nil)
 	if err != nil {
 		return nil, classify(ctx, cctx, "engine/locate", false, err)

@@ -443,6 +443,18 @@
     return c;
   }
 
+  // boxed reports, for a fraction of a computed style's cost, that el has a
+  // box (its display is neither none nor contents) and is visibility:
+  // visible, with every ancestor displayed: what the walk reads off a style
+  // for such an element. False says nothing; the walk then reads the style.
+  var VISIBILITY_OPTS = O_freeze({ visibilityProperty: true });
+  function boxed(el) {
+    return !!e_checkVisibility && !!apply(e_checkVisibility, el, [VISIBILITY_OPTS]);
+  }
+  // BOXED stands for the style of a boxed element in the walk (display: a
+  // box, never none or contents; visibility: visible).
+  var BOXED = O_freeze({ cs: null, display: 'block', visibility: 'visible' });
+
   // contentsVisible: a display:contents element is visible iff something
   // under it is (non-blank text or a visible box).
   function contentsVisible(ctx, el, depth) {
@@ -885,11 +897,11 @@
     return undefined;
   }
 
-  function paintedBox(el, si, r) {
+  function paintedBox(ctx, el, r) {
     if (r.w < 12 || r.h < 12) return false;
     if (call0(e_firstElementChild, el)) return false;
     if (norm(call0(n_textContent, el))) return false;
-    var cs = si.cs;
+    var cs = styleInfo(ctx, el).cs;
     var bg = prop(cs, 'background-color');
     if (bg && bg !== 'transparent' && bg !== 'rgba(0, 0, 0, 0)') return true;
     if (prop(cs, 'background-image') !== 'none') return true;
@@ -1270,15 +1282,15 @@
   function visitElement(ctx, el, out, st, parentEl) {
     var tag = localName(el);
     if (SKIP[tag]) return;
-    var si = styleInfo(ctx, el);
+    // Pruning (tree mode, and locate's full reads): a hidden element is
+    // reported (states.hidden, no rect) but what is under it is not walked.
+    if (ctx.prune && (st.paintHidden || st.ariaHidden)) return;
+    var si = boxed(el) ? BOXED : styleInfo(ctx, el);
     var display = si.display;
     var ahAttr = attr(el, 'aria-hidden') === 'true';
     var paintHidden = st.paintHidden || display === 'none' || si.visibility !== 'visible' ||
       isClosedDetailsChild(parentEl, el);
     var ariaHidden = st.ariaHidden || ahAttr;
-    // Pruning (tree mode, and locate's full reads): a hidden element is
-    // reported (states.hidden, no rect) but what is under it is not walked.
-    if (ctx.prune && (st.paintHidden || st.ariaHidden)) return;
     var rect, zero;
     if (display === 'contents') {
       zero = !contentsVisible(ctx, el, 0);
@@ -1305,7 +1317,7 @@
     var hasText = !ariaHidden && !!directText(el); // text under aria-hidden is not text
     if (hasText) include = true;
     var boxRole = false;
-    if (!hidden && !role && !name && !hasText && display !== 'contents' && paintedBox(el, si, rect)) { include = true; boxRole = true; }
+    if (!hidden && !role && !name && !hasText && display !== 'contents' && paintedBox(ctx, el, rect)) { include = true; boxRole = true; }
     if (ctx.prune && zero && !paintHidden && !ariaHidden) include = false; // zero-size: not listed, children still walked
     var node = null, keepAll = !!st.keepAll;
     if (include) {
@@ -1466,7 +1478,7 @@
     var editingHost = isEditingHost(el, tag);
     var role = roleOf(el, tag);
     var name = role === 'iframe' ? norm(attr(el, 'title') || '', true) : tag === 'option' ? norm(call0(op_label, el), true) : accName(ctx, el, tag, role);
-    var box = !role && !hidden && si.display !== 'contents' && rect && paintedBox(el, si, rect);
+    var box = !role && !hidden && si.display !== 'contents' && rect && paintedBox(ctx, el, rect);
     var node = { ref: { id: stamp(el, ctx), revision: '' } };
     fillNode(ctx, node, el, tag, box ? 'box' : role, name, st, hidden, hidden && !paintHidden && !zero, rect, editingHost, ariaDis);
     return node;
