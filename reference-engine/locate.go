@@ -46,7 +46,10 @@ func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.Loc
 			return nil, classify(ctx, cctx, "engine/locate", false, err)
 		}
 		if pr.R.Error == "" {
-			return e.resolveSparse(ctx, cctx, t, pr, expr)
+			out, whole, err := e.resolveSparse(ctx, cctx, t, pr, expr)
+			if !whole {
+				return out, err
+			}
 		}
 	}
 	return e.locateWhole(ctx, cctx, t, expr)
@@ -235,8 +238,10 @@ func (l *locator) query(sel string, path []string, cands []*wire.SemanticNode) (
 }
 
 // resolveSparse answers expr over a sparse read: selectors from the ids the
-// read returned for them, the rest as over a whole read.
-func (e *Engine) resolveSparse(ctx, cctx context.Context, t *tab, pr *pageRead, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
+// read returned for them, the rest as over a whole read. It answers whole
+// when the answer holds the root, whose children in a sparse read are not
+// all of its subtree: the caller then resolves over the whole read.
+func (e *Engine) resolveSparse(ctx, cctx context.Context, t *tab, pr *pageRead, expr *wire.LocatorExpression) (out []wire.SemanticNode, whole bool, err error) {
 	l := &locator{ctx: cctx, t: t, root: &pr.R.Root}
 	sel := func(s string, cands []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
 		ids, ok := pr.R.Selectors[s]
@@ -253,13 +258,16 @@ func (e *Engine) resolveSparse(ctx, cctx context.Context, t *tab, pr *pageRead, 
 	}
 	found, err := locate.ResolveExpression(expr, []*wire.SemanticNode{l.root}, locate.Options{Selector: sel})
 	if err != nil {
-		return nil, classify(ctx, cctx, "engine/locate", false, err)
+		return nil, false, classify(ctx, cctx, "engine/locate", false, err)
 	}
-	out := make([]wire.SemanticNode, len(found))
+	if len(found) > 0 && found[0] == l.root { // document order: the root comes first
+		return nil, true, nil
+	}
+	out = make([]wire.SemanticNode, len(found))
 	for i, n := range found {
 		out[i] = *n
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // planOf is the sparse-read plan of expr: every query (its kind, role and
