@@ -506,6 +506,7 @@
 
   function hiddenForName(ctx, el) {
     if (attr(el, 'aria-hidden') === 'true') return true;
+    if (boxed(el)) return false; // displayed and visible: no style to read
     var si = styleInfo(ctx, el);
     return si.display === 'none' || si.visibility === 'hidden' || si.visibility === 'collapse';
   }
@@ -625,8 +626,7 @@
     if (!t && tag === 'svg') t = svgTitle(el);
     if (!t && !OPAQUE[tag]) t = contentText(ctx, el, opts);
     if (!norm(t, true)) { var ti = attr(el, 'title'); if (ti && norm(ti)) t = ti; }
-    var si = styleInfo(ctx, el);
-    if (t && !isInlineDisplay(si.display)) t = ' ' + t + ' ';
+    if (t && !isInlineDisplay(styleInfo(ctx, el).display)) t = ' ' + t + ' ';
     return t;
   }
 
@@ -784,9 +784,15 @@
     return norm(s, false);
   }
 
+  // CAN_DISABLE: the elements :disabled can match (HTML, "actually
+  // disabled"), besides form-associated custom elements (a hyphen in their
+  // name); matching the selector on any other element is wasted work.
+  var CAN_DISABLE = set(['button', 'input', 'select', 'textarea', 'optgroup', 'option', 'fieldset']);
   function effectiveDisabled(el, tag, ariaChain) {
     if (ariaChain) return true;
-    try { if (call1(e_matches, el, ':disabled')) return true; } catch (e) { /* non-HTML */ }
+    if (CAN_DISABLE[tag] || indexOf(tag, '-') >= 0) {
+      try { if (call1(e_matches, el, ':disabled')) return true; } catch (e) { /* non-HTML */ }
+    }
     if (tag === 'option') {
       var p = composedParent(el);
       while (p && localName(p) !== 'select') p = composedParent(p);
