@@ -12,6 +12,13 @@
 // carry no value, text under aria-hidden is not text, tables follow HTML-AAM
 // and svg titles SVG-AAM as Playwright computes them (the package doc of
 // the engine, package webengine, spells each out).
+//
+// A read walks under one node budget, NodeBudget, for observe and locate
+// alike. A read with a Plan (engine/locate) is sparse: it walks and counts
+// exactly as a tree read, but builds only the nodes the plan may match, with
+// their subtrees, and computes a name only for them (and, as any read, for
+// elements without a role, whose name decides whether they are nodes).
+//
 // Every method returns plain JSON-serialisable values; evaluate with
 // ReturnByValue (and AwaitPromise for probe), except element, which returns
 // the Element itself for a RemoteObject.
