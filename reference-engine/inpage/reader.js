@@ -1075,7 +1075,7 @@
     if (secure || st.ariaHidden || attr(el, 'aria-hidden') === 'true') text = '';
     else if (full) {
       text = hidden ? norm(call0(n_textContent, el), false) : (h_innerText && isHTML(el) ? trim(call0(h_innerText, el) || '') : norm(call0(n_textContent, el), false));
-    } else text = directText(el);
+    } else text = ctx.dtEl === el ? ctx.dt : directText(el);
     if (text) node.text = full ? text : cut(text, TEXT_MAX_UNITS);
     var value = valueOf(el, tag, role, secure, editingHost);
     if (value !== undefined) node.value = full ? value : cut(value, TEXT_MAX_UNITS);
@@ -1212,9 +1212,9 @@
     return { queries: qs, hasText: ht, selectors: sels, ids: ids };
   }
   // textOf and valueField are the text and value a tree node of el carries.
-  function textOf(el, st) {
+  function textOf(ctx, el, st) {
     if (isSecure(el) || st.ariaHidden || attr(el, 'aria-hidden') === 'true') return '';
-    return cut(directText(el), TEXT_MAX_UNITS);
+    return cut(ctx.dtEl === el ? ctx.dt : directText(el), TEXT_MAX_UNITS);
   }
   function valueField(el, tag, role, editingHost) {
     var v = valueOf(el, tag, role, isSecure(el), editingHost);
@@ -1228,7 +1228,7 @@
     }
     var nm, tx;
     function name() { if (nm === undefined) nm = cut(nameFn() || '', NAME_MAX_UNITS); return nm; }
-    function text() { if (tx === undefined) tx = textOf(el, st); return tx; }
+    function text() { if (tx === undefined) tx = textOf(ctx, el, st); return tx; }
     for (i = 0; i < plan.queries.length; i++) {
       var q = plan.queries[i], m = q.value;
       switch (q.kind) {
@@ -1320,7 +1320,11 @@
     var lazy = ctx.plan && !st.keepAll && roled;
     var name = lazy ? null : nameOf(ctx, el, tag, role);
     var include = hasTid || roled || !!name;
-    var hasText = !ariaHidden && !!directText(el); // text under aria-hidden is not text
+    // the element's direct text, read once (fillNode and the plan take it
+    // from ctx.dt)
+    ctx.dtEl = el;
+    ctx.dt = directText(el);
+    var hasText = !ariaHidden && !!ctx.dt; // text under aria-hidden is not text
     if (hasText) include = true;
     var boxRole = false;
     if (!hidden && !role && !name && !hasText && display !== 'contents' && paintedBox(ctx, el, rect)) { include = true; boxRole = true; }
