@@ -22,7 +22,7 @@
 // SIGKILLed one (TestNoProcessOutlivesTheEngine).
 //
 // Observation and locate run one in-page pass of the clean-room reader
-// (package inpage) per call, in the same mode, returned by value; ids n<k> are stamped on the
+// (package inpage) per call, in the same mode, returned as one JSON string; ids n<k> are stamped on the
 // elements (stable while they live, the root is "root"), from ranges the
 // engine reserves per call so that no two documents share an id. Actions
 // use trusted CDP input (Input.dispatchMouseEvent, dispatchKeyEvent,
@@ -32,13 +32,29 @@
 // # Rulings (web-engine spec, decisions 8–12)
 //
 //   - Locate and observe agree by construction (decision 8): engine/locate
-//     reads the page exactly as engine/observe does (the same nodes, the same
-//     fields, the same cuts at 256 and 512 UTF-16 units and the same
-//     projected attributes; only the node budget is larger, 20,000 against
-//     3,000) and answers with the reference resolution of engine-protocol §10
-//     over that read. Its answer is what client-side resolution over an
+//     reads the page exactly as engine/observe does (the same walk, nodes,
+//     fields, cuts at 256 and 512 UTF-16 units, projected attributes and node
+//     budget) and answers with the reference resolution of engine-protocol
+//     §10 over that read. Its answer is what client-side resolution over an
 //     observation would give, node for node (TestLocateAgreesWithObserve), and
-//     a located id is always one an observation shows. So a <textarea>'s
+//     a located id is always one an observation shows.
+//   - One node budget, inpage.NodeBudget (3,000, all documents, the root
+//     counted): web-engine §2.2 caps an observation at 3,000 nodes, and
+//     decision 8 makes locate answer over what an observation holds, so
+//     locate's read stops where an observation's does (an element past the
+//     cut is found by neither; the larger locate budget of 20,000 is gone).
+//   - Locate resolves in the page: its read is sparse (inpage.Plan). The page
+//     walks and counts exactly as for an observation but builds only the
+//     nodes that may match a query, has-text pattern or selector of the
+//     expression (a superset: string patterns are prefiltered by §10.3's
+//     normalization, ASCII-only inexact ones by case; regular expressions
+//     keep every node with the field), each with its whole subtree; names are
+//     computed only for those. The §10 resolver (protocol/locate, the
+//     reference) then runs over the sparse tree, where it answers exactly
+//     what it answers over the whole read (TestLocateDifferential on
+//     generated pages). Expressions with a frame expression, plans with a
+//     selector the page cannot parse, and answers holding the root are
+//     resolved over the whole read instead. So a <textarea>'s
 //     content (its text nodes) is its text for text queries, as in the
 //     observation, and an <option> carries no value: displayValue matches
 //     inputs, textareas and selects (and a contenteditable editing host,

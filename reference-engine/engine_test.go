@@ -137,7 +137,7 @@ func TestReaderInstallsLate(t *testing.T) {
 	if err := bare.eval(tctx, "Object.getOwnPropertyDescriptor(globalThis, '__e2eConform') !== undefined", &installed); err != nil || installed {
 		t.Fatalf("the bare tab already has the reader (%v)", err)
 	}
-	pr, err := e.read(tctx, bare, "tree", 3000)
+	pr, err := e.read(tctx, bare, "tree", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,14 +14,26 @@ import (
 )
 
 // Locate implements server.Locator: one read of every reachable document in
-// the observation's own mode (the same nodes and fields engine/observe
-// reports, with a larger node budget), then the reference resolver of spec
+// the observation's own mode (the same walk, nodes, fields and node budget,
+// inpage.NodeBudget, as engine/observe), then the reference resolver of spec
 // §10 over it. Locate and observe agree by construction (web-engine spec,
 // decision 8): the answer is what client-side resolution over an
 // observation of the same page would give, and a name read off an
 // observation finds the control. Selectors are CSS or XPath evaluated in
 // the page; frame expressions pick exactly one nested document by a
 // selector evaluated in the enclosing one.
+//
+// The read is sparse (resolved in the page) whenever the expression allows:
+// the page walks as an observation does and counts every node, but builds
+// only the nodes that may match one of the expression's queries, has-text
+// patterns or selectors (see planOf), with their subtrees, so that a role
+// query computes names only for elements of that role and nothing else
+// crosses the wire. The §10 resolver then runs over that sparse tree, where
+// it answers exactly what it answers over the whole read: a node left out
+// matches no query of the expression, and strict descendance among the
+// nodes kept is unchanged. Expressions with a frame expression, and plans
+// whose selectors the page cannot parse (so that the error, or its absence,
+// is the lazy resolver's), are resolved over the whole read instead.
 //
 // Implements: LOC-001, LOC-002, LOC-003, LOC-004, LOC-005, LOC-006, LOC-007, LOC-008, LOC-009, LOC-010, LOC-011, LOC-012.
 func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
@@ -30,7 +42,25 @@ func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.Loc
 		return nil, err
 	}
 	defer done()
-	pr, err := e.read(cctx, t, inpage.ModeTree, locateBudget)
+	if plan, ok := planOf(expr); ok {
+		pr, err := e.read(cctx, t, inpage.ModeTree, plan)
+		if err != nil {
+			return nil, classify(ctx, cctx, "engine/locate", false, err)
+		}
+		if pr.R.Error == "" {
+			out, whole, err := e.resolveSparse(ctx, cctx, t, pr, expr)
+			if !whole {
+				return out, err
+			}
+		}
+	}
+	return e.locateWhole(ctx, cctx, t, expr)
+}
+
+// locateWhole answers expr over the whole read of the page (every node of
+// an observation), the resolution the sparse one must reproduce.
+func (e *Engine) locateWhole(ctx, cctx context.Context, t *tab, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
+	pr, err := e.read(cctx, t, inpage.ModeTree, nil)
 	if err != nil {
 		return nil, classify(ctx, cctx, "engine/locate", false, err)
 	}
@@ -211,4 +241,134 @@ func (l *locator) query(sel string, path []string, cands []*wire.SemanticNode) (
 		}
 	}
 	return out, nil
+}
+
+// resolveSparse answers expr over a sparse read: selectors from the ids the
+// read returned for them, the rest as over a whole read. It answers whole
+// when the answer holds the root, whose children in a sparse read are not
+// all of its subtree: the caller then resolves over the whole read.
+func (e *Engine) resolveSparse(ctx, cctx context.Context, t *tab, pr *pageRead, expr *wire.LocatorExpression) (out []wire.SemanticNode, whole bool, err error) {
+	l := &locator{ctx: cctx, t: t, root: &pr.R.Root}
+	sel := func(s string, cands []*wire.SemanticNode) ([]*wire.SemanticNode, error) {
+		ids, ok := pr.R.Selectors[s]
+		if !ok {
+			return l.query(s, nil, cands)
+		}
+		out := []*wire.SemanticNode{}
+		for _, c := range cands {
+			if slices.Contains(ids, c.Ref.ID) {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
+	found, err := locate.ResolveExpression(expr, []*wire.SemanticNode{l.root}, locate.Options{Selector: sel})
+	if err != nil {
+		return nil, false, classify(ctx, cctx, "engine/locate", false, err)
+	}
+	if len(found) > 0 && found[0] == l.root { // document order: the root comes first
+		return nil, true, nil
+	}
+	out = make([]wire.SemanticNode, len(found))
+	for i, n := range found {
+		out[i] = *n
+	}
+	return out, false, nil
+}
+
+// planOf is the sparse-read plan of expr: every query (its kind, role and
+// the patterns the page can prefilter), has-text pattern and selector in it.
+// It answers false for what the page does not resolve: a frame expression
+// (nested documents are chosen by the whole read), and any shape the
+// resolver refuses (a nil part, an unknown kind, a cycle, a role query whose
+// value is not a string), whose error the whole read's resolution reports.
+func planOf(expr *wire.LocatorExpression) (*inpage.Plan, bool) {
+	p := &inpage.Plan{}
+	seen := map[*wire.LocatorExpression]bool{}
+	var walk func(x *wire.LocatorExpression) bool
+	walk = func(x *wire.LocatorExpression) bool {
+		if x == nil || seen[x] {
+			return false
+		}
+		seen[x] = true
+		defer delete(seen, x)
+		switch x.Kind {
+		case wire.ExprQuery:
+			if x.Scope != nil && !walk(x.Scope) {
+				return false
+			}
+			pq, ok := planQuery(x.Query)
+			if !ok {
+				return false
+			}
+			p.Queries = append(p.Queries, pq)
+			return true
+		case wire.ExprFilter:
+			if !walk(x.Source) {
+				return false
+			}
+			if x.HasText != nil {
+				pp, ok := planPattern(x.HasText)
+				if !ok {
+					return false
+				}
+				p.HasText = append(p.HasText, pp)
+			}
+			return x.Has == nil || walk(x.Has)
+		case wire.ExprIndex:
+			return walk(x.Source)
+		case wire.ExprSelector:
+			if !slices.Contains(p.Selectors, x.Selector) {
+				p.Selectors = append(p.Selectors, x.Selector)
+			}
+			return true
+		}
+		return false // a frame, or an unknown kind
+	}
+	if !walk(expr) {
+		return nil, false
+	}
+	return p, true
+}
+
+// planQuery is q as a plan query; false for a shape the resolver refuses.
+func planQuery(q *wire.SemanticQuery) (inpage.PlanQuery, bool) {
+	if q == nil {
+		return inpage.PlanQuery{}, false
+	}
+	pq := inpage.PlanQuery{Kind: q.Kind}
+	switch q.Kind {
+	case wire.QueryRole:
+		if q.Value.Kind != wire.PatternString {
+			return pq, false
+		}
+		pq.Role = q.Value.Value
+		if q.Name != nil {
+			pp, ok := planPattern(q.Name)
+			if !ok {
+				return pq, false
+			}
+			pq.Name = pp
+		}
+		return pq, true
+	case wire.QueryLabel, wire.QueryText, wire.QueryPlaceholder, wire.QueryDisplayValue, wire.QueryTestID:
+		pp, ok := planPattern(&q.Value)
+		if !ok {
+			return pq, false
+		}
+		pq.Value = pp
+		return pq, true
+	}
+	return pq, false
+}
+
+// planPattern is p as the page prefilters it; false for an unknown kind.
+func planPattern(p *wire.TextPattern) (*inpage.PlanPattern, bool) {
+	switch p.Kind {
+	case wire.PatternString:
+		return &inpage.PlanPattern{Value: p.Value, Exact: p.Exact}, true
+	case wire.PatternRegexp:
+		return &inpage.PlanPattern{Re: true}, true
+	}
+	return nil, false
 }

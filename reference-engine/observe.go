@@ -19,10 +19,9 @@ import (
 	"github.com/e2e-conform/toolkit/reference-engine/media"
 )
 
-// Observation limits (spec web-engine §2.2, §5).
+// Observation limits (spec web-engine §2.2, §5). The node budget, the same
+// for observe and locate, is inpage.NodeBudget.
 const (
-	observeBudget  = 3000  // nodes per observation, all documents
-	locateBudget   = 20000 // nodes read for one locate (tree mode, as observe)
 	pixelsBudget   = 10 * time.Second
 	fallbackMargin = 2 * time.Second
 )
@@ -105,8 +104,11 @@ type pageRead struct {
 }
 
 // read runs one reader pass over the page (all reachable documents).
-func (e *Engine) read(ctx context.Context, t *tab, mode string, budget int) (*pageRead, error) {
-	args := readArgs{Mode: mode, Budget: budget, NextID: e.reserve(budget + 1), TestIDAttribute: e.opts.TestIDAttribute, Prune: true}
+// A plan (engine/locate) makes it sparse: only the nodes the plan may match
+// are emitted, each with its subtree. The budget is inpage.NodeBudget.
+func (e *Engine) read(ctx context.Context, t *tab, mode string, plan *inpage.Plan) (*pageRead, error) {
+	const budget = inpage.NodeBudget
+	args := readArgs{Mode: mode, Budget: budget, NextID: e.reserve(budget + 1), TestIDAttribute: e.opts.TestIDAttribute, Prune: true, Plan: plan}
 	var pr pageRead
 	if err := t.callWrapped(ctx, &pr, "read", settleJS+"{r: %s, href: location.href, w: innerWidth, h: innerHeight})", args); err != nil {
 		return nil, err
@@ -151,7 +153,7 @@ func (e *Engine) Observe(ctx context.Context, op server.Operation, opts wire.Eng
 			rctx, rcancel = context.WithDeadline(cctx, d.Add(-margin))
 		}
 	}
-	pr, err := e.read(rctx, t, inpage.ModeTree, observeBudget)
+	pr, err := e.read(rctx, t, inpage.ModeTree, nil)
 	rcancel()
 	if err != nil && opts.PixelFallback && ctx.Err() == nil && cctx.Err() == nil {
 		px, n, perr := e.pixels(cctx, t)

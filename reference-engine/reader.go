@@ -16,6 +16,8 @@ type readArgs struct {
 	NextID          int64  `json:"nextId"`
 	TestIDAttribute string `json:"testIdAttribute"`
 	Prune           bool   `json:"prune,omitempty"`
+	// Plan makes the read sparse (engine/locate): inpage.ReadArgs.Plan.
+	Plan *inpage.Plan `json:"plan,omitempty"`
 }
 
 // readResult is a read's answer: the root node ("root", the <html>
@@ -25,6 +27,10 @@ type readResult struct {
 	Count     int               `json:"count"`
 	Truncated bool              `json:"truncated"`
 	NextID    int64             `json:"nextId"`
+	// Selectors and Error answer a sparse read's plan
+	// (inpage.ReadResult).
+	Selectors map[string][]string `json:"selectors,omitempty"`
+	Error     string              `json:"error,omitempty"`
 }
 
 // xy is a point in top-viewport CSS pixels.

@@ -12,6 +12,13 @@
 // carry no value, text under aria-hidden is not text, tables follow HTML-AAM
 // and svg titles SVG-AAM as Playwright computes them (the package doc of
 // the engine, package webengine, spells each out).
+//
+// A read walks under one node budget, NodeBudget, for observe and locate
+// alike. A read with a Plan (engine/locate) is sparse: it walks and counts
+// exactly as a tree read, but builds only the nodes the plan may match, with
+// their subtrees, and computes a name only for them (and, as any read, for
+// elements without a role, whose name decides whether they are nodes).
+//
 // Every method returns plain JSON-serialisable values; evaluate with
 // ReturnByValue (and AwaitPromise for probe), except element, which returns
 // the Element itself for a RemoteObject.
@@ -146,6 +153,39 @@ type ReadArgs struct {
 	// subtrees, zero-size elements), so that a full read holds exactly the
 	// nodes an observation can hold. Tree mode always prunes.
 	Prune bool `json:"prune,omitempty"`
+	// Plan, when set, makes the read sparse (engine/locate): the walk, its
+	// budget and every node's fields are the read's, but only the nodes the
+	// plan may match are emitted, with everything under them.
+	Plan *Plan `json:"plan,omitempty"`
+}
+
+// Plan is what a sparse read keeps: every node that may match one of its
+// queries, has-text patterns or selectors (a superset of the matches; the
+// engine resolves the expression over the sparse tree with protocol/locate,
+// which answers there what it answers over the whole read, since a node left
+// out matches nothing of the expression).
+type Plan struct {
+	Queries   []PlanQuery    `json:"queries,omitempty"`
+	HasText   []*PlanPattern `json:"hasText,omitempty"`
+	Selectors []string       `json:"selectors,omitempty"`
+}
+
+// PlanQuery is one query of a plan: its kind and what the page can test
+// cheaply (the role, the name or value pattern).
+type PlanQuery struct {
+	Kind  string       `json:"kind"`
+	Role  string       `json:"role,omitempty"`
+	Value *PlanPattern `json:"value,omitempty"`
+	Name  *PlanPattern `json:"name,omitempty"`
+}
+
+// PlanPattern is a text pattern as the page prefilters it: a string
+// pattern (compared as §10.3 says, keeping what it cannot decide), or a
+// regular expression (Re: every subject is kept).
+type PlanPattern struct {
+	Re    bool   `json:"re,omitempty"`
+	Value string `json:"value,omitempty"`
+	Exact bool   `json:"exact,omitempty"`
 }
 
 // UnreadFrame is an iframe whose document the reader could not enter
@@ -179,6 +219,12 @@ type ReadResult struct {
 	AriaHidden []string `json:"ariaHidden,omitempty"`
 	// Unread lists iframes whose document was not entered.
 	Unread []UnreadFrame `json:"unread,omitempty"`
+	// Selectors (sparse reads) maps each selector of the plan to the ids
+	// of the stamped elements it matches in the top document.
+	Selectors map[string][]string `json:"selectors,omitempty"`
+	// Error (sparse reads) is set, and nothing else, when a selector of
+	// the plan does not parse.
+	Error string `json:"error,omitempty"`
 }
 
 // ReadNodesArgs are the options of readNodes(ids, opts).

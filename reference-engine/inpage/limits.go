@@ -16,14 +16,15 @@ const (
 	limitsEnd   = "  // ---- end of the generated block ----\n"
 )
 
-// limitsBlock is the generated block: protocol/wire's field limits as
-// reader.js's constants.
+// limitsBlock is the generated block: protocol/wire's field limits and
+// the node budget as reader.js's constants.
 //
 // Implements: OBS-005.
 func limitsBlock() string {
 	return limitsBegin +
 		fmt.Sprintf("  var NAME_MAX_UNITS = %d; // wire.NameMaxUnits: SemanticNode.name\n", wire.NameMaxUnits) +
 		fmt.Sprintf("  var TEXT_MAX_UNITS = %d; // wire.TextMaxUnits: text, value and selection\n", wire.TextMaxUnits) +
+		fmt.Sprintf("  var NODE_BUDGET = %d; // inpage.NodeBudget: nodes of one read, all documents\n", NodeBudget) +
 		limitsEnd
 }
 
@@ -37,3 +38,12 @@ func WithLimits(src string) (string, error) {
 	}
 	return src[:i] + limitsBlock() + src[j+len(limitsEnd):], nil
 }
+
+// NodeBudget is the one node budget of the reader (web-engine spec §2.2 and
+// decision 8): an observation holds at most NodeBudget nodes across all
+// documents, counting the root ("truncated: true" past it), and the read
+// engine/locate resolves over is that same walk under the same budget, so
+// that locate answers exactly what §10 resolution over an observation of the
+// page would (an element past the cut is in neither). A read without a
+// budget of its own (readNodes, a read with budget 0) uses it too.
+const NodeBudget = 3000
