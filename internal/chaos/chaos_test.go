@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -83,7 +82,12 @@ func runProc(t *testing.T, ctx context.Context, tmp string, argv ...string) run 
 	var out bytes.Buffer
 	lb := &limitedBuffer{b: &out, max: 1 << 20} // one writer for both: one lock over out
 	cmd.Stdout, cmd.Stderr = lb, lb
-	err := cmd.Run()
+	err := cmd.Start()
+	var peak *peakWatch
+	if err == nil {
+		peak = watchPeak(cmd.Process.Pid)
+		err = cmd.Wait()
+	}
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish within its bound: %v\n%s", filepath.Base(argv[0]), ctx.Err(), clip(out.String()))
 	}
@@ -93,12 +97,57 @@ func runProc(t *testing.T, ctx context.Context, tmp string, argv ...string) run 
 		t.Fatalf("%s: %v", argv[0], err)
 	}
 	r.code = cmd.ProcessState.ExitCode()
-	// ru_maxrss is the kernel's high-water mark of the resident set, the
-	// VmHWM /proc/PID/status shows while the process lives (getrusage(2)).
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.peakKB = ru.Maxrss
-	}
+	r.peakKB = peak.peak()
 	return r
+}
+
+// peakWatch follows a process's VmHWM (/proc/PID/status), the high-water
+// mark of the resident set of its own image since exec, every 5 ms while
+// the process lives. getrusage's ru_maxrss is not used: on Linux it starts
+// from the parent's resident set at the fork (a vfork'd child shares the
+// parent's memory until exec), so every child of a large test process
+// (-race, under make test) reported the parent's 136 MB.
+type peakWatch struct {
+	stop, done chan struct{}
+	kb         int64
+}
+
+// watchPeak starts following pid's VmHWM; the watch ends at peak, or by
+// itself once the process is reaped.
+func watchPeak(pid int) *peakWatch {
+	w := &peakWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			s, err := readStatus(pid)
+			if err != nil {
+				return // reaped
+			}
+			w.kb = max(w.kb, s.hwmKB)
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+// peak ends the watch and returns the highest VmHWM read, in KiB.
+func (w *peakWatch) peak() int64 {
+	if w == nil {
+		return 0
+	}
+	select {
+	case <-w.done:
+	default:
+		close(w.stop)
+		<-w.done
+	}
+	return w.kb
 }
 
 // limitedBuffer keeps the first max bytes written to it.

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -26,6 +25,7 @@ type mcpHost struct {
 	out    *bufio.Reader
 	outR   *os.File
 	stderr *limitedBuffer
+	peak   *peakWatch
 }
 
 // startMCP starts e2e-mcp in an empty project directory with TMPDIR set
@@ -48,6 +48,7 @@ func startMCP(t *testing.T, tmp string) *mcpHost {
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	h.peak = watchPeak(h.cmd.Process.Pid)
 	inR.Close()
 	outW.Close()
 	t.Cleanup(func() {
@@ -105,11 +106,7 @@ func (h *mcpHost) hangUp(bound time.Duration) run {
 		<-done
 		h.t.Errorf("e2e-mcp did not exit within %v of stdin closing", bound)
 	}
-	r := run{code: h.cmd.ProcessState.ExitCode(), out: h.stderrText()}
-	if ru, ok := h.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.peakKB = ru.Maxrss
-	}
-	return r
+	return run{code: h.cmd.ProcessState.ExitCode(), out: h.stderrText(), peakKB: h.peak.peak()}
 }
 
 // checkEnd asserts what every e2e-mcp case ends with: exit 0 at

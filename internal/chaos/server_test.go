@@ -179,6 +179,7 @@ type serverProc struct {
 	addr   string
 	stderr *limitedBuffer
 	copied chan struct{}
+	peak   *peakWatch
 }
 
 // startExample starts the example engine on a free loopback port with
@@ -194,7 +195,7 @@ func startExample(t *testing.T, tmp string) *serverProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serverProc{t: t, cmd: cmd, stderr: &limitedBuffer{b: &bytes.Buffer{}, max: 1 << 20}, copied: make(chan struct{})}
+	p := &serverProc{t: t, cmd: cmd, stderr: &limitedBuffer{b: &bytes.Buffer{}, max: 1 << 20}, copied: make(chan struct{}), peak: watchPeak(cmd.Process.Pid)}
 	br := bufio.NewReader(errPipe)
 	line, err := br.ReadString('\n')
 	_, addr, ok := strings.Cut(strings.TrimSpace(line), "listening on ")
@@ -235,7 +236,7 @@ func (p *serverProc) stderrText() string {
 }
 
 // stop sends SIGTERM and waits up to bound for the exit: its code and peak
-// RSS (ru_maxrss).
+// RSS (VmHWM, see peakWatch).
 func (p *serverProc) stop(bound time.Duration) run {
 	p.t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -249,11 +250,7 @@ func (p *serverProc) stop(bound time.Duration) run {
 		p.t.Errorf("the server did not exit within %v of SIGTERM", bound)
 	}
 	<-p.copied
-	r := run{code: p.cmd.ProcessState.ExitCode(), out: p.stderrText()}
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.peakKB = ru.Maxrss
-	}
-	return r
+	return run{code: p.cmd.ProcessState.ExitCode(), out: p.stderrText(), peakKB: p.peak.peak()}
 }
 
 // floodResult is what a client that never reads saw.
