@@ -17,7 +17,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench conform vet fmt clean kill-matrix soak mutants browser dist chaos
+.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser dist chaos
 
 # Debian packages the reference web engine needs: Chromium (headless) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
@@ -100,6 +100,14 @@ bench:
 	@mkdir -p out
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./protocol/... > out/bench-raw.txt
 	@awk -f scripts/benchtable.awk out/bench-raw.txt | tee out/bench.txt
+
+# bench-node: the round trip of a no-op engine/observe from a Node
+# vscode-jsonrpc client (npm, scripts/bench-node) against the Go example
+# engine, the saboteur, a vscode-jsonrpc server and a raw frame echo, in
+# alternating rounds; prints each median and the ratios (issue 11).
+bench-node: build
+	cd scripts/bench-node && npm install --silent --no-audit --no-fund && \
+		node bench.js go=../../$(BIN)/example-engine saboteur=../../$(BIN)/saboteur node="node server.js" raw="node echo.js"
 
 # conform: builds everything, installs Chromium and ffmpeg when missing, and
 # runs the conformance suite's full profile against the reference web engine,

@@ -86,7 +86,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	err := server.ServeFactory(ctx, Factory(opts), stdio{stdout}, sopts)
+	var rw io.ReadWriteCloser = stdio{stdout}
+	if stdout == os.Stdout {
+		rw = server.Stdio()
+	}
+	err := server.ServeFactory(ctx, Factory(opts), rw, sopts)
 	if err != nil {
 		if !errors.Is(err, server.ErrClosedWithoutShutdown) {
 			log.Error("serve", "error", err)

@@ -90,7 +90,7 @@ func LoopbackTransport(engine Engine, opts Options) transport.Transport {
 func ServeStdio(engine Engine, opts Options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	err := ServeEngine(ctx, engine, stdio{}, opts)
+	err := ServeEngine(ctx, engine, Stdio(), opts)
 	if err != nil {
 		if opts.Logger != nil && !errors.Is(err, ErrClosedWithoutShutdown) {
 			opts.Logger.Error("serve", "error", err)
@@ -101,11 +101,21 @@ func ServeStdio(engine Engine, opts Options) int {
 }
 
 // stdio joins stdin and stdout.
-type stdio struct{}
+type stdio struct{ in, out *os.File }
 
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
-func (stdio) Close() error {
-	os.Stdin.Close()
+// Stdio returns the process's stdin and stdout as one stream for a
+// spawned server (Close closes the input), each made pollable when it is a
+// pipe or a socket: a read then parks only its goroutine, where a blocking
+// pipe read holds a thread and every request's hand-off to its worker
+// goroutine wakes another one (issue 11: the spawn round trip). Every
+// server of this toolkit serving stdin and stdout uses it.
+func Stdio() io.ReadWriteCloser {
+	return stdio{in: pollable(os.Stdin, "stdin"), out: pollable(os.Stdout, "stdout")}
+}
+
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s stdio) Close() error {
+	s.in.Close()
 	return nil
 }
