@@ -75,14 +75,14 @@ func errorSpecs(s *suite) {
 			// The fill canaries, with the same env.
 			c, _ := e.open(ctx)
 			op := e.fxAttemptWithEnv(ctx, c, env)
-			sc := fixture.Form
+			sc := fixture.Form()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			if !e.fxCanPerform(wire.ActionFill) {
 				e.fxEnd(ctx, c)
 				check("after the form fixture was staged")
 				Skip(notVerified + "the engine does not declare the fill action: the sensitive-fill and attempt/resolveSecret canaries could not be provoked (the env canary was checked)")
 			}
-			pw := fxNode(snap, sc, fixture.FormPassword)
+			pw := fxNode(snap, sc, fixture.FormPassword())
 			fill := func(ref wire.NodeRef, value string) error {
 				e.Secret(value)
 				return c.Perform(ctx, op, ref, wire.LocatorAction{Kind: wire.ActionFill, Value: value, Sensitive: true})
@@ -94,7 +94,7 @@ func errorSpecs(s *suite) {
 			err = fill(pw.Ref, secretFill)
 			Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field with %q: want null, got %s", "secret:<name>", fxDescribeError(err))
 			asked := e.Sent("attempt/resolveSecret") && !askedBefore
-			_ = fill(fxNode(snap, sc, fixture.FormSubscribe).Ref, fxCanary("e2e-conform-fill-canary-"))
+			_ = fill(fxNode(snap, sc, fixture.FormSubscribe()).Ref, fxCanary("e2e-conform-fill-canary-"))
 			_ = fill(wire.NodeRef{ID: "e2e-conform-no-such-node", Revision: ""}, fxCanary("e2e-conform-fill-canary-"))
 			e.fxEnd(ctx, c)
 			check("after sensitive fills of canaries (and the errors they provoked)")

@@ -507,61 +507,61 @@ func actElem(el fixture.Element) *fixture.Element { return &el }
 // ACT-014 prefers them (a kind whose effect needs no preparation first).
 func actProbes() []actProbe {
 	return []actProbe{
-		{kind: wire.ActionTap, screen: fixture.Counter, target: actElem(fixture.CounterTap), witness: actStatusWitness(fixture.CounterTaps)},
-		{kind: wire.ActionDoubleTap, screen: fixture.Counter, target: actElem(fixture.CounterTap), witness: actStatusWitness(fixture.CounterDoubleTaps)},
-		{kind: wire.ActionSecondaryTap, screen: fixture.Counter, target: actElem(fixture.CounterTap), witness: actStatusWitness(fixture.CounterSecondaryTaps)},
-		{kind: wire.ActionLongPress, screen: fixture.Counter, target: actElem(fixture.CounterTap), witness: actStatusWitness(fixture.CounterLongPresses)},
-		{kind: wire.ActionFill, screen: fixture.Form, target: actElem(fixture.FormName), witness: actValueWitness(fixture.FormName),
+		{kind: wire.ActionTap, screen: fixture.Counter(), target: actElem(fixture.CounterTap()), witness: actStatusWitness(fixture.CounterTaps())},
+		{kind: wire.ActionDoubleTap, screen: fixture.Counter(), target: actElem(fixture.CounterTap()), witness: actStatusWitness(fixture.CounterDoubleTaps())},
+		{kind: wire.ActionSecondaryTap, screen: fixture.Counter(), target: actElem(fixture.CounterTap()), witness: actStatusWitness(fixture.CounterSecondaryTaps())},
+		{kind: wire.ActionLongPress, screen: fixture.Counter(), target: actElem(fixture.CounterTap()), witness: actStatusWitness(fixture.CounterLongPresses())},
+		{kind: wire.ActionFill, screen: fixture.Form(), target: actElem(fixture.FormName()), witness: actValueWitness(fixture.FormName()),
 			action: func(*screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionFill, Value: "e2e-conform probe"}
 			}},
-		{kind: wire.ActionCheck, screen: fixture.Form, target: actElem(fixture.FormSubscribe), witness: actStateWitness(fixture.FormSubscribe, "checked")},
-		{kind: wire.ActionSelectOption, screen: fixture.Form, target: actElem(fixture.FormFruit), witness: actStatusWitness(fixture.FormFruitStatus),
+		{kind: wire.ActionCheck, screen: fixture.Form(), target: actElem(fixture.FormSubscribe()), witness: actStateWitness(fixture.FormSubscribe(), "checked")},
+		{kind: wire.ActionSelectOption, screen: fixture.Form(), target: actElem(fixture.FormFruit()), witness: actStatusWitness(fixture.FormFruitStatus()),
 			action: func(*screenClient) wire.LocatorAction {
-				return wire.LocatorAction{Kind: wire.ActionSelectOption, Option: wire.SelectOption{By: "value", Text: fixture.FruitOptions[1].Value}}
+				return wire.LocatorAction{Kind: wire.ActionSelectOption, Option: wire.SelectOption{By: "value", Text: fixture.FruitOptions()[1].Value}}
 			}},
-		{kind: wire.ActionSetInputFiles, screen: fixture.Form, target: actElem(fixture.FormFiles), witness: actStatusWitness(fixture.FormFilesStatus),
+		{kind: wire.ActionSetInputFiles, screen: fixture.Form(), target: actElem(fixture.FormFiles()), witness: actStatusWitness(fixture.FormFilesStatus()),
 			action: func(a *screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: a.e.actTempFiles()}
 			}},
-		{kind: wire.ActionDragTo, screen: fixture.Form, target: actElem(fixture.FormDragSource), witness: actStatusWitness(fixture.FormDrops),
+		{kind: wire.ActionDragTo, screen: fixture.Form(), target: actElem(fixture.FormDragSource()), witness: actStatusWitness(fixture.FormDrops()),
 			action: func(a *screenClient) wire.LocatorAction {
-				t := a.refIn(fixture.FormDropTarget)
+				t := a.refIn(fixture.FormDropTarget())
 				return wire.LocatorAction{Kind: wire.ActionDragTo, Target: &t}
 			}},
-		{kind: wire.ActionPress, screen: fixture.Keys, target: actElem(fixture.KeysInput), witness: actItemsWitness(fixture.KeysLog),
+		{kind: wire.ActionPress, screen: fixture.Keys(), target: actElem(fixture.KeysInput()), witness: actItemsWitness(fixture.KeysLog()),
 			action: func(*screenClient) wire.LocatorAction { return wire.LocatorAction{Kind: wire.ActionPress, Key: "x"} }},
-		{kind: wire.ActionFocus, screen: fixture.Form, target: actElem(fixture.FormName), witness: actStateWitness(fixture.FormName, "focused")},
-		{kind: wire.ActionScrollIntoView, screen: fixture.Tree, target: actElem(fixture.TreeBelowFold), witness: actStatusWitness(fixture.TreeScrollOffset)},
-		{kind: wire.ActionHover, screen: fixture.Counter, target: actElem(fixture.CounterHoverTarget), witness: actStatusWitness(fixture.CounterHovers),
+		{kind: wire.ActionFocus, screen: fixture.Form(), target: actElem(fixture.FormName()), witness: actStateWitness(fixture.FormName(), "focused")},
+		{kind: wire.ActionScrollIntoView, screen: fixture.Tree(), target: actElem(fixture.TreeBelowFold()), witness: actStatusWitness(fixture.TreeScrollOffset())},
+		{kind: wire.ActionHover, screen: fixture.Counter(), target: actElem(fixture.CounterHoverTarget()), witness: actStatusWitness(fixture.CounterHovers()),
 			prepare: func(ctx context.Context, a *screenClient) bool {
 				if !a.can(wire.ActionHover) {
 					return false
 				}
 				// The pointer is placed elsewhere first (ACT-007).
-				err := a.perform(ctx, fixture.CounterTap, wire.LocatorAction{Kind: wire.ActionHover})
-				Expect(err).NotTo(HaveOccurred(), "hover on %q to place the pointer elsewhere: want null, got an error", fixture.CounterTap.TestID)
+				err := a.perform(ctx, fixture.CounterTap(), wire.LocatorAction{Kind: wire.ActionHover})
+				Expect(err).NotTo(HaveOccurred(), "hover on %q to place the pointer elsewhere: want null, got an error", fixture.CounterTap().TestID)
 				return true
 			}},
-		{kind: wire.ActionClear, screen: fixture.Form, target: actElem(fixture.FormName), witness: actValueWitness(fixture.FormName),
+		{kind: wire.ActionClear, screen: fixture.Form(), target: actElem(fixture.FormName()), witness: actValueWitness(fixture.FormName()),
 			prepare: func(ctx context.Context, a *screenClient) bool {
 				if !a.can(wire.ActionFill) {
 					return false
 				}
-				err := a.perform(ctx, fixture.FormName, wire.LocatorAction{Kind: wire.ActionFill, Value: "to be cleared"})
-				Expect(err).NotTo(HaveOccurred(), "fill of %q to give clear something to remove: want null, got an error", fixture.FormName.TestID)
+				err := a.perform(ctx, fixture.FormName(), wire.LocatorAction{Kind: wire.ActionFill, Value: "to be cleared"})
+				Expect(err).NotTo(HaveOccurred(), "fill of %q to give clear something to remove: want null, got an error", fixture.FormName().TestID)
 				return true
 			}},
-		{kind: wire.ActionUncheck, screen: fixture.Form, target: actElem(fixture.FormSubscribe), witness: actStateWitness(fixture.FormSubscribe, "checked"),
+		{kind: wire.ActionUncheck, screen: fixture.Form(), target: actElem(fixture.FormSubscribe()), witness: actStateWitness(fixture.FormSubscribe(), "checked"),
 			prepare: func(ctx context.Context, a *screenClient) bool {
 				if a.can(wire.ActionCheck) {
-					err := a.perform(ctx, fixture.FormSubscribe, wire.LocatorAction{Kind: wire.ActionCheck})
-					Expect(err).NotTo(HaveOccurred(), "check of %q to give uncheck something to do: want null, got an error", fixture.FormSubscribe.TestID)
+					err := a.perform(ctx, fixture.FormSubscribe(), wire.LocatorAction{Kind: wire.ActionCheck})
+					Expect(err).NotTo(HaveOccurred(), "check of %q to give uncheck something to do: want null, got an error", fixture.FormSubscribe().TestID)
 					return true
 				}
-				return a.click(ctx, fixture.FormSubscribe) // a tap toggles the checkbox
+				return a.click(ctx, fixture.FormSubscribe()) // a tap toggles the checkbox
 			}},
-		{kind: wire.ActionSwipe, screen: fixture.Tree, witness: actStatusWitness(fixture.TreeScrollOffset),
+		{kind: wire.ActionSwipe, screen: fixture.Tree(), witness: actStatusWitness(fixture.TreeScrollOffset()),
 			action: func(*screenClient) wire.LocatorAction {
 				return wire.LocatorAction{Kind: wire.ActionSwipe, Direction: wire.DirectionDown}
 			}},
@@ -606,20 +606,20 @@ type ptrProbe struct {
 func ptrProbes() []ptrProbe {
 	at := func(kind string) ptrProbe {
 		return ptrProbe{kind: kind, action: func(a *screenClient) (wire.ViewportPoint, wire.PointerAction) {
-			return a.pointIn(fixture.PointerSurface, 0.5, 0.5), wire.PointerAction{Kind: kind}
+			return a.pointIn(fixture.PointerSurface(), 0.5, 0.5), wire.PointerAction{Kind: kind}
 		}}
 	}
 	path := func(kind string) ptrProbe {
 		return ptrProbe{kind: kind, action: func(a *screenClient) (wire.ViewportPoint, wire.PointerAction) {
-			t := a.pointIn(fixture.PointerSurface, 0.8, 0.7)
-			return a.pointIn(fixture.PointerSurface, 0.2, 0.3), wire.PointerAction{Kind: kind, Target: &t}
+			t := a.pointIn(fixture.PointerSurface(), 0.8, 0.7)
+			return a.pointIn(fixture.PointerSurface(), 0.2, 0.3), wire.PointerAction{Kind: kind, Target: &t}
 		}}
 	}
 	return []ptrProbe{
 		at(wire.ActionTap), at(wire.ActionDoubleTap), at(wire.ActionSecondaryTap), at(wire.ActionLongPress), at(wire.ActionHover),
 		path(wire.ActionDragTo),
 		{kind: wire.ActionSwipe, action: func(a *screenClient) (wire.ViewportPoint, wire.PointerAction) {
-			return a.pointIn(fixture.PointerScrollBox, 0.5, 0.5), wire.PointerAction{Kind: wire.ActionSwipe, Direction: wire.DirectionDown}
+			return a.pointIn(fixture.PointerScrollBox(), 0.5, 0.5), wire.PointerAction{Kind: wire.ActionSwipe, Direction: wire.DirectionDown}
 		}},
 		path(wire.ActionSwipeTo),
 	}
@@ -631,7 +631,7 @@ func ptrProbes() []ptrProbe {
 // observation from index from on, parsed; a line that does not parse
 // fails the spec.
 func (a *screenClient) pointerEvents(from int) []fixture.PointerEvent {
-	items := fixture.PointerLog.Items(a.root())
+	items := fixture.PointerLog().Items(a.root())
 	var out []fixture.PointerEvent
 	for i := from; i < len(items); i++ {
 		ev, err := fixture.ParsePointerEvent(items[i])
@@ -662,7 +662,7 @@ func ptrEventLines(evs []fixture.PointerEvent) []string {
 }
 
 // ptrLogLen is the length of the pointer log in the newest observation.
-func (a *screenClient) ptrLogLen() int { return len(fixture.PointerLog.Items(a.root())) }
+func (a *screenClient) ptrLogLen() int { return len(fixture.PointerLog().Items(a.root())) }
 
 // ---- keys (ACT-005, KEY-001, KEY-004) ----
 
@@ -677,7 +677,7 @@ var actPressKeys = []string{"Enter", "Escape", "ArrowLeft", "ArrowRight", "Home"
 	"a", "7", " ", "é", "Shift+a", "Control+a", "Shift+ArrowLeft", "Control+Shift+End", "ControlOrMeta+b", "Shift++", "Tab"}
 
 // keyLog returns the keys screen's log lines of the newest observation.
-func (a *screenClient) keyLog() []string { return fixture.KeysLog.Items(a.root()) }
+func (a *screenClient) keyLog() []string { return fixture.KeysLog().Items(a.root()) }
 
 // expectKeyDelivered checks one pressed key: the call either succeeded and
 // the keys screen logged exactly one new keydown, of that key, or failed

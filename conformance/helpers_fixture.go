@@ -195,7 +195,7 @@ func fxStatus(snap *wire.EngineSnapshot, s fixture.Screen, st fixture.Status) st
 
 // fxStored reads the storage fixture's persisted values.
 func fxStored(snap *wire.EngineSnapshot) []string {
-	return fixture.ParseList(fxStatus(snap, fixture.Storage, fixture.StorageValues))
+	return fixture.ParseList(fxStatus(snap, fixture.Storage(), fixture.StorageValues()))
 }
 
 func fxText(p *string) string {
@@ -543,7 +543,7 @@ func (e *runEnv) fxCaptureStored(ctx context.Context, values []string) *wire.Eng
 	}
 	var snap *wire.EngineSnapshot
 	for _, v := range values {
-		snap = e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v))
+		snap = e.fxStage(ctx, c, op, fixture.Storage(), fixture.StoragePath(v))
 	}
 	got := fxStored(snap)
 	if missing := fxWithout(values, got); len(missing) > 0 {

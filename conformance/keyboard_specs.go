@@ -64,7 +64,7 @@ func keyboardSpecs(s *suite) {
 			// shown" (catalog KEY-006) covers the shown case wherever the
 			// engine can show one (§4.14).
 			if e.Manifest.Lists(wire.MethodPerform) && e.Manifest.HasAction("focus") {
-				if snap := a.stageRaw(ctx, fixture.Keys); snap != nil {
+				if snap := a.stageRaw(ctx, fixture.Keys()); snap != nil {
 					if id := textInputID(snap["root"]); id != "" &&
 						a.call(ctx, wire.MethodPerform, fmt.Sprintf(`"ref":{"id":%q,"revision":""},"action":{"kind":"focus"}`, id)).Error() == nil {
 						expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss with the keys fixture's text input "+id+" focused")
@@ -92,14 +92,14 @@ func keyboardSpecs(s *suite) {
 				{"Crème brûlée à la carte", false},
 				{"non-BMP 😀 𝄞 ok", false},
 			} {
-				a.stage(ctx, fixture.Keys)
-				a.focus(ctx, fixture.KeysInput)
+				a.stage(ctx, fixture.Keys())
+				a.focus(ctx, fixture.KeysInput())
 				a.observe(ctx)
 				before := len(a.keyLog())
 				err := a.c.Type(ctx, a.op, c.text, false)
 				Expect(err).NotTo(HaveOccurred(), "keyboard/type %q into the focused keys input: want null, got an error", c.text)
-				a.await(ctx, func() bool { v, _ := a.value(fixture.KeysInput); return v == c.text })
-				got, ok := a.value(fixture.KeysInput)
+				a.await(ctx, func() bool { v, _ := a.value(fixture.KeysInput()); return v == c.text })
+				got, ok := a.value(fixture.KeysInput())
 				Expect(ok).To(BeTrue(), "after keyboard/type %q the keys input reports no value", c.text)
 				Expect(got).To(Equal(c.text), "keyboard/type %q into the empty input: want the value %q, got %q", c.text, c.text, got)
 				if c.keydowns {
@@ -112,8 +112,8 @@ func keyboardSpecs(s *suite) {
 	s.spec("keyboard/type with replace: true replaces the field's content, and with replace: false keeps it and adds the text",
 		[]string{"KEY-002"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Keys)
-			a.focus(ctx, fixture.KeysInput)
+			a.stage(ctx, fixture.Keys())
+			a.focus(ctx, fixture.KeysInput())
 			for _, c := range []struct {
 				text    string
 				replace bool
@@ -124,11 +124,11 @@ func keyboardSpecs(s *suite) {
 				{"fresh", true, "fresh"},
 			} {
 				a.observe(ctx)
-				held, _ := a.value(fixture.KeysInput)
+				held, _ := a.value(fixture.KeysInput())
 				err := a.c.Type(ctx, a.op, c.text, c.replace)
 				Expect(err).NotTo(HaveOccurred(), "keyboard/type %q with replace: %v: want null, got an error", c.text, c.replace)
-				a.await(ctx, func() bool { v, _ := a.value(fixture.KeysInput); return v == c.want })
-				got, _ := a.value(fixture.KeysInput)
+				a.await(ctx, func() bool { v, _ := a.value(fixture.KeysInput()); return v == c.want })
+				got, _ := a.value(fixture.KeysInput())
 				Expect(got).To(Equal(c.want), "keyboard/type %q with replace: %v into the input holding %q: want the value %q, got %q", c.text, c.replace, held, c.want, got)
 			}
 		})
@@ -139,7 +139,7 @@ func keyboardSpecs(s *suite) {
 	s.spec("keyboard/type with nothing focused that accepts text fails with NOT_ACTIONABLE, not retryable",
 		[]string{"KEY-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Keys)
+			a.stage(ctx, fixture.Keys())
 			check := func(what string) {
 				err := a.c.Type(ctx, a.op, "abc", false)
 				ee := actExpectEngineError(err, what, engineerr.NotActionable)
@@ -148,9 +148,9 @@ func keyboardSpecs(s *suite) {
 			check("keyboard/type on the keys screen as it opens, nothing focused")
 			focused := a.can(wire.ActionFocus)
 			if focused {
-				a.focus(ctx, fixture.KeysButton)
+				a.focus(ctx, fixture.KeysButton())
 			} else {
-				focused = a.click(ctx, fixture.KeysButton)
+				focused = a.click(ctx, fixture.KeysButton())
 			}
 			if !focused {
 				noteEntry("the manifest offers no way to focus the keys screen's button: only the case with nothing focused was checked")
@@ -165,12 +165,12 @@ func keyboardSpecs(s *suite) {
 	s.spec("keyboard/press delivers each named key, a character, modifier combinations and Shift++ to the focused input as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
 		[]string{"KEY-004"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Keys)
-			a.focus(ctx, fixture.KeysInput)
+			a.stage(ctx, fixture.Keys())
+			a.focus(ctx, fixture.KeysInput())
 			for _, key := range actPressKeys {
 				a.observe(ctx)
-				if !a.node(fixture.KeysInput).State("focused") {
-					a.focus(ctx, fixture.KeysInput)
+				if !a.node(fixture.KeysInput()).State("focused") {
+					a.focus(ctx, fixture.KeysInput())
 					a.observe(ctx)
 				}
 				before := len(a.keyLog())

@@ -46,7 +46,7 @@ func locateSpecs(s *suite) {
 			// is retryable): in the full profile the frames fixture, whose
 			// two documents neither selector matches, is checked too, when
 			// it could be staged (the requirement needs no fixture).
-			if a.stageRaw(ctx, fixture.Frames) != nil {
+			if a.stageRaw(ctx, fixture.Frames()) != nil {
 				check("on the frames fixture")
 			}
 		})
@@ -68,7 +68,7 @@ func locateSpecs(s *suite) {
 	s.spec("a locate query matching nothing on the tree fixture gets [] without error within 2000 ms although timeoutMs is 30000",
 		[]string{"LOC-001"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			snap := e.fxStage(ctx, c, op, fixture.Tree, "")
+			snap := e.fxStage(ctx, c, op, fixture.Tree(), "")
 			locateNothingWithin(ctx, c, op, snap, "")
 		})
 
@@ -90,8 +90,8 @@ func locateSpecs(s *suite) {
 
 	s.spec("a locate query matching the tree fixture's duplicate buttons gets both, in document order, without error",
 		[]string{"LOC-002"}, func(ctx context.Context, e *runEnv) {
-			dups := []string{fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID}
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			dups := []string{fixture.TreeDupFirst().TestID, fixture.TreeDupSecond().TestID}
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				{what: "role button named \"Duplicate\" (exact)", expr: fxRole("button", fxNamed(fxExact(fixture.DuplicateName))), want: dups},
 				{what: "text \"Duplicate\" (exact)", expr: fxQuery(wire.QueryText, fxExact(fixture.DuplicateName)), want: dups},
 			})
@@ -107,7 +107,7 @@ func locateSpecs(s *suite) {
 	s.spec("a node in an observation and in a locate sent right after it has the same ref.id in both",
 		[]string{"LOC-003"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Tree
+			sc := fixture.Tree()
 			e.fxStage(ctx, c, op, sc, "")
 			var problems []string
 			located := 0
@@ -153,25 +153,25 @@ func locateSpecs(s *suite) {
 
 	s.spec("a role query compares the role exactly, then applies name, states (absent states as false, pressed included) and level, and never returns a hidden node",
 		[]string{"LOC-004"}, func(ctx context.Context, e *runEnv) {
-			h1, h2, h3 := fixture.TreeHeading1.TestID, fixture.TreeHeading2.TestID, fixture.TreeHeading3.TestID
-			dups := []string{fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID}
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			h1, h2, h3 := fixture.TreeHeading1().TestID, fixture.TreeHeading2().TestID, fixture.TreeHeading3().TestID
+			dups := []string{fixture.TreeDupFirst().TestID, fixture.TreeDupSecond().TestID}
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				{what: "role heading", expr: fxRole("heading"), want: []string{h1, h2, h3}},
 				{what: "role Heading (another case)", expr: fxRole("Heading"), want: nil},
 				{what: "role headin (a prefix)", expr: fxRole("headin"), want: nil},
 				{what: "role heading with its exact flag false (ignored)", expr: fxQuery(wire.QueryRole, fxLoose("heading")), want: []string{h1, h2, h3}},
 				{what: "role heading level 2", expr: fxRole("heading", fxLevel(2)), want: []string{h2}},
 				{what: "role heading level 4", expr: fxRole("heading", fxLevel(4)), want: nil},
-				{what: "role button named \"Bold\" (exact)", expr: fxRole("button", fxNamed(fxExact("Bold"))), want: []string{fixture.TreeBold.TestID}},
-				{what: "role button named \"bold\" (exact: false)", expr: fxRole("button", fxNamed(fxLoose("bold"))), want: []string{fixture.TreeBold.TestID}},
+				{what: "role button named \"Bold\" (exact)", expr: fxRole("button", fxNamed(fxExact("Bold"))), want: []string{fixture.TreeBold().TestID}},
+				{what: "role button named \"bold\" (exact: false)", expr: fxRole("button", fxNamed(fxLoose("bold"))), want: []string{fixture.TreeBold().TestID}},
 				{what: "role button named \"bold\" (exact)", expr: fxRole("button", fxNamed(fxExact("bold"))), want: nil},
 				{what: "role heading named \"Section\" level 3", expr: fxRole("heading", fxNamed(fxExact("Section")), fxLevel(3)), want: nil},
-				{what: "role button pressed: true", expr: fxRole("button", fxPressed(true)), want: []string{fixture.TreeBold.TestID}},
+				{what: "role button pressed: true", expr: fxRole("button", fxPressed(true)), want: []string{fixture.TreeBold().TestID}},
 				{what: "role button named \"Bold\" pressed: false", expr: fxRole("button", fxNamed(fxExact("Bold")), fxPressed(false)), want: nil},
-				{what: "role button named \"Italic\" pressed: false", expr: fxRole("button", fxNamed(fxExact("Italic")), fxPressed(false)), want: []string{fixture.TreeItalic.TestID}},
+				{what: "role button named \"Italic\" pressed: false", expr: fxRole("button", fxNamed(fxExact("Italic")), fxPressed(false)), want: []string{fixture.TreeItalic().TestID}},
 				{what: "role button named \"Duplicate\" pressed: false (no pressed state reads as false)", expr: fxRole("button", fxNamed(fxExact(fixture.DuplicateName)), fxPressed(false)), want: dups},
-				{what: "role button named \"Visibility button\" (its hidden twin never matches)", expr: fxRole("button", fxNamed(fxExact("Visibility button"))), want: []string{fixture.TreeShownButton.TestID}},
-				{what: "role textbox named \"Visibility field\"", expr: fxRole("textbox", fxNamed(fxExact("Visibility field"))), want: []string{fixture.TreeShownField.TestID}},
+				{what: "role button named \"Visibility button\" (its hidden twin never matches)", expr: fxRole("button", fxNamed(fxExact("Visibility button"))), want: []string{fixture.TreeShownButton().TestID}},
+				{what: "role textbox named \"Visibility field\"", expr: fxRole("textbox", fxNamed(fxExact("Visibility field"))), want: []string{fixture.TreeShownField().TestID}},
 			})
 		})
 
@@ -181,11 +181,11 @@ func locateSpecs(s *suite) {
 	// one (when reported) and with visible the shown one.
 	s.spec("visible: true drops hidden nodes for every query kind, also under scope, inside filter.has and before index",
 		[]string{"LOC-005"}, func(ctx context.Context, e *runEnv) {
-			hf, sf := fixture.TreeHiddenField.TestID, fixture.TreeShownField.TestID
-			ht, st := fixture.TreeHiddenText.TestID, fixture.TreeShownText.TestID
-			hb, sb := fixture.TreeHiddenButton.TestID, fixture.TreeShownButton.TestID
+			hf, sf := fixture.TreeHiddenField().TestID, fixture.TreeShownField().TestID
+			ht, st := fixture.TreeHiddenText().TestID, fixture.TreeShownText().TestID
+			hb, sb := fixture.TreeHiddenButton().TestID, fixture.TreeShownButton().TestID
 			group := fxRole("group", fxNamed(fxExact("Visibility")))
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				{what: "role textbox named \"Visibility field\", visible", expr: fxRole("textbox", fxNamed(fxExact("Visibility field")), fxVisible), want: []string{sf}},
 				{what: "label \"Visibility field\"", expr: fxQuery(wire.QueryLabel, fxExact("Visibility field")), want: []string{hf, sf}},
 				{what: "label \"Visibility field\", visible", expr: fxQuery(wire.QueryLabel, fxExact("Visibility field"), fxVisible), want: []string{sf}},
@@ -199,7 +199,7 @@ func locateSpecs(s *suite) {
 				{what: "testId " + hb + ", visible", expr: fxTestID(hb, fxVisible), want: nil},
 				{what: "text \"Visibility text\", visible, under scope role group \"Visibility\"", expr: fxScoped(fxQuery(wire.QueryText, fxExact("Visibility text"), fxVisible), group), want: []string{st}},
 				{what: "label \"Visibility button\", visible, under scope role group \"Visibility\"", expr: fxScoped(fxQuery(wire.QueryLabel, fxExact("Visibility button"), fxVisible), group), want: []string{sb}},
-				{what: "role group \"Visibility\" filtered by has testId " + ht, expr: fxFilter(group, nil, fxExpr(fxTestID(ht))), want: []string{fixture.TreeVisGroup.TestID}},
+				{what: "role group \"Visibility\" filtered by has testId " + ht, expr: fxFilter(group, nil, fxExpr(fxTestID(ht))), want: []string{fixture.TreeVisGroup().TestID}},
 				{what: "role group \"Visibility\" filtered by has testId " + ht + ", visible", expr: fxFilter(group, nil, fxExpr(fxTestID(ht, fxVisible))), want: nil},
 				{what: "index first of label \"Visibility button\"", expr: fxIndex(fxQuery(wire.QueryLabel, fxExact("Visibility button")), "first", 0), want: []string{hb}},
 				{what: "index first of label \"Visibility button\", visible", expr: fxIndex(fxQuery(wire.QueryLabel, fxExact("Visibility button"), fxVisible), "first", 0), want: []string{sb}},
@@ -209,8 +209,8 @@ func locateSpecs(s *suite) {
 
 	s.spec("text and label queries return only the innermost node where containers echo a descendant's text",
 		[]string{"LOC-006"}, func(ctx context.Context, e *runEnv) {
-			outer, middle, leaf := fixture.TreeEchoOuter.TestID, fixture.TreeEchoMiddle.TestID, fixture.TreeEchoLeaf.TestID
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			outer, middle, leaf := fixture.TreeEchoOuter().TestID, fixture.TreeEchoMiddle().TestID, fixture.TreeEchoLeaf().TestID
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				{what: "text \"" + fixture.EchoText + "\" (exact)", expr: fxQuery(wire.QueryText, fxExact(fixture.EchoText)), want: []string{leaf}},
 				{what: "text \"echo\" (exact: false; the groups' names match too)", expr: fxQuery(wire.QueryText, fxLoose("echo")), want: []string{leaf}},
 				{what: "label \"" + fixture.EchoLabel + "\" (exact)", expr: fxQuery(wire.QueryLabel, fxExact(fixture.EchoLabel)), want: []string{middle}},
@@ -222,30 +222,30 @@ func locateSpecs(s *suite) {
 	// negative cases name a value that only another member holds.
 	s.spec("label, placeholder, displayValue and testId queries match name, attributes.placeholder, value and testId, and text queries match name or text",
 		[]string{"LOC-007"}, func(ctx context.Context, e *runEnv) {
-			hf, sf := fixture.TreeHiddenField.TestID, fixture.TreeShownField.TestID
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
-				{what: "label \"Bold\" (a name)", expr: fxQuery(wire.QueryLabel, fxExact("Bold")), want: []string{fixture.TreeBold.TestID}},
+			hf, sf := fixture.TreeHiddenField().TestID, fixture.TreeShownField().TestID
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
+				{what: "label \"Bold\" (a name)", expr: fxQuery(wire.QueryLabel, fxExact("Bold")), want: []string{fixture.TreeBold().TestID}},
 				{what: "label \"Visibility text\" (only a text)", expr: fxQuery(wire.QueryLabel, fxExact("Visibility text")), want: nil},
 				{what: "label \"Visible or not\" (only a placeholder)", expr: fxQuery(wire.QueryLabel, fxExact("Visible or not")), want: nil},
 				{what: "placeholder \"Visible or not\"", expr: fxQuery(wire.QueryPlaceholder, fxExact("Visible or not")), want: []string{hf, sf}},
 				{what: "placeholder \"Visibility field\" (only a name)", expr: fxQuery(wire.QueryPlaceholder, fxExact("Visibility field")), want: nil},
 				{what: "displayValue \"twin value\"", expr: fxQuery(wire.QueryDisplayValue, fxExact("twin value")), want: []string{hf, sf}},
 				{what: "displayValue \"Visibility text\" (only a text)", expr: fxQuery(wire.QueryDisplayValue, fxExact("Visibility text")), want: nil},
-				{what: "testId " + fixture.TreeDupSecond.TestID, expr: fxTestID(fixture.TreeDupSecond.TestID), want: []string{fixture.TreeDupSecond.TestID}},
+				{what: "testId " + fixture.TreeDupSecond().TestID, expr: fxTestID(fixture.TreeDupSecond().TestID), want: []string{fixture.TreeDupSecond().TestID}},
 				{what: "testId \"Duplicate\" (only a name)", expr: fxTestID(fixture.DuplicateName), want: nil},
-				{what: "text \"Italic\" (a name)", expr: fxQuery(wire.QueryText, fxExact("Italic")), want: []string{fixture.TreeItalic.TestID}},
-				{what: "text \"" + fixture.SpacedText + "\" (a text)", expr: fxQuery(wire.QueryText, fxExact(fixture.SpacedText)), want: []string{fixture.TreeSpaced.TestID}},
+				{what: "text \"Italic\" (a name)", expr: fxQuery(wire.QueryText, fxExact("Italic")), want: []string{fixture.TreeItalic().TestID}},
+				{what: "text \"" + fixture.SpacedText + "\" (a text)", expr: fxQuery(wire.QueryText, fxExact(fixture.SpacedText)), want: []string{fixture.TreeSpaced().TestID}},
 				{what: "text \"twin value\" (only a value)", expr: fxQuery(wire.QueryText, fxExact("twin value")), want: nil},
 			})
 		})
 
 	s.spec("with scope, only strict descendants of the scope's matches are returned, never a scope node itself",
 		[]string{"LOC-008"}, func(ctx context.Context, e *runEnv) {
-			outer := fxTestID(fixture.TreeEchoOuter.TestID)
-			visGroup := fxTestID(fixture.TreeVisGroup.TestID)
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
-				{what: "role button under scope testId vis-group", expr: fxScoped(fxRole("button"), visGroup), want: []string{fixture.TreeShownButton.TestID}},
-				{what: "text \"" + fixture.EchoText + "\" under scope testId echo-outer", expr: fxScoped(fxQuery(wire.QueryText, fxExact(fixture.EchoText)), outer), want: []string{fixture.TreeEchoLeaf.TestID}},
+			outer := fxTestID(fixture.TreeEchoOuter().TestID)
+			visGroup := fxTestID(fixture.TreeVisGroup().TestID)
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
+				{what: "role button under scope testId vis-group", expr: fxScoped(fxRole("button"), visGroup), want: []string{fixture.TreeShownButton().TestID}},
+				{what: "text \"" + fixture.EchoText + "\" under scope testId echo-outer", expr: fxScoped(fxQuery(wire.QueryText, fxExact(fixture.EchoText)), outer), want: []string{fixture.TreeEchoLeaf().TestID}},
 				{what: "testId echo-outer under scope testId echo-outer", expr: fxScoped(outer, outer), want: nil},
 				{what: "role group under scope testId vis-group", expr: fxScoped(fxRole("group"), visGroup), want: nil},
 				{what: "role heading under scope role heading", expr: fxScoped(fxRole("heading"), fxRole("heading")), want: nil},
@@ -254,36 +254,36 @@ func locateSpecs(s *suite) {
 
 	s.spec("filter.hasText keeps nodes whose own or a descendant's name, text or value matches, filter.has keeps nodes with a match among their strict descendants, and with both both hold",
 		[]string{"LOC-009"}, func(ctx context.Context, e *runEnv) {
-			visGroup, outer, middle := fixture.TreeVisGroup.TestID, fixture.TreeEchoOuter.TestID, fixture.TreeEchoMiddle.TestID
+			visGroup, outer, middle := fixture.TreeVisGroup().TestID, fixture.TreeEchoOuter().TestID, fixture.TreeEchoMiddle().TestID
 			group := fxRole("group", fxNamed(fxExact("Visibility")))
 			echoes := fxRole("group", fxNamed(fxExact(fixture.EchoLabel)))
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
-				{what: "role button filtered by hasText \"Bold\" (its own name)", expr: fxFilter(fxRole("button"), fxPattern(fxExact("Bold")), nil), want: []string{fixture.TreeBold.TestID}},
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
+				{what: "role button filtered by hasText \"Bold\" (its own name)", expr: fxFilter(fxRole("button"), fxPattern(fxExact("Bold")), nil), want: []string{fixture.TreeBold().TestID}},
 				{what: "role group \"Visibility\" filtered by hasText \"Visibility text\" (a descendant's text)", expr: fxFilter(group, fxPattern(fxExact("Visibility text")), nil), want: []string{visGroup}},
 				{what: "role group \"Visibility\" filtered by hasText \"twin value\" (a descendant's value)", expr: fxFilter(group, fxPattern(fxExact("twin value")), nil), want: []string{visGroup}},
 				{what: "role group \"" + fixture.EchoLabel + "\" filtered by hasText \"Visibility text\"", expr: fxFilter(echoes, fxPattern(fxExact("Visibility text")), nil), want: nil},
-				{what: "role group \"" + fixture.EchoLabel + "\" filtered by has testId echo-leaf", expr: fxFilter(echoes, nil, fxExpr(fxTestID(fixture.TreeEchoLeaf.TestID))), want: []string{outer, middle}},
+				{what: "role group \"" + fixture.EchoLabel + "\" filtered by has testId echo-leaf", expr: fxFilter(echoes, nil, fxExpr(fxTestID(fixture.TreeEchoLeaf().TestID))), want: []string{outer, middle}},
 				{what: "role group \"" + fixture.EchoLabel + "\" filtered by has testId echo-middle", expr: fxFilter(echoes, nil, fxExpr(fxTestID(middle))), want: []string{outer}},
-				{what: "testId echo-leaf filtered by has testId echo-leaf (not a strict descendant)", expr: fxFilter(fxTestID(fixture.TreeEchoLeaf.TestID), nil, fxExpr(fxTestID(fixture.TreeEchoLeaf.TestID))), want: nil},
-				{what: "role group \"" + fixture.EchoLabel + "\" filtered by hasText \"" + fixture.EchoText + "\" and has testId vis-shown-button", expr: fxFilter(echoes, fxPattern(fxExact(fixture.EchoText)), fxExpr(fxTestID(fixture.TreeShownButton.TestID))), want: nil},
-				{what: "role group \"Visibility\" filtered by hasText \"Visibility\" (exact: false) and has testId vis-shown-button", expr: fxFilter(group, fxPattern(fxLoose("Visibility")), fxExpr(fxTestID(fixture.TreeShownButton.TestID))), want: []string{visGroup}},
-				{what: "role group \"" + fixture.EchoLabel + "\" filtered by hasText \"Mixed\" and has testId echo-leaf", expr: fxFilter(echoes, fxPattern(fxLoose("Mixed")), fxExpr(fxTestID(fixture.TreeEchoLeaf.TestID))), want: nil},
+				{what: "testId echo-leaf filtered by has testId echo-leaf (not a strict descendant)", expr: fxFilter(fxTestID(fixture.TreeEchoLeaf().TestID), nil, fxExpr(fxTestID(fixture.TreeEchoLeaf().TestID))), want: nil},
+				{what: "role group \"" + fixture.EchoLabel + "\" filtered by hasText \"" + fixture.EchoText + "\" and has testId vis-shown-button", expr: fxFilter(echoes, fxPattern(fxExact(fixture.EchoText)), fxExpr(fxTestID(fixture.TreeShownButton().TestID))), want: nil},
+				{what: "role group \"Visibility\" filtered by hasText \"Visibility\" (exact: false) and has testId vis-shown-button", expr: fxFilter(group, fxPattern(fxLoose("Visibility")), fxExpr(fxTestID(fixture.TreeShownButton().TestID))), want: []string{visGroup}},
+				{what: "role group \"" + fixture.EchoLabel + "\" filtered by hasText \"Mixed\" and has testId echo-leaf", expr: fxFilter(echoes, fxPattern(fxLoose("Mixed")), fxExpr(fxTestID(fixture.TreeEchoLeaf().TestID))), want: nil},
 			})
 		})
 
 	s.spec("index first, last and a number pick from the source's matches, and an index past the end gets []",
 		[]string{"LOC-010"}, func(ctx context.Context, e *runEnv) {
 			dups := fxRole("button", fxNamed(fxExact(fixture.DuplicateName)))
-			first, second := fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID
+			first, second := fixture.TreeDupFirst().TestID, fixture.TreeDupSecond().TestID
 			h := fxRole("heading")
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				{what: "index first of the duplicate buttons", expr: fxIndex(dups, "first", 0), want: []string{first}},
 				{what: "index last of the duplicate buttons", expr: fxIndex(dups, "last", 0), want: []string{second}},
 				{what: "index 0 of the duplicate buttons", expr: fxIndex(dups, "", 0), want: []string{first}},
 				{what: "index 1 of the duplicate buttons", expr: fxIndex(dups, "", 1), want: []string{second}},
 				{what: "index 2 of the duplicate buttons (past the end)", expr: fxIndex(dups, "", 2), want: nil},
-				{what: "index 1 of role heading", expr: fxIndex(h, "", 1), want: []string{fixture.TreeHeading2.TestID}},
-				{what: "index last of role heading", expr: fxIndex(h, "last", 0), want: []string{fixture.TreeHeading3.TestID}},
+				{what: "index 1 of role heading", expr: fxIndex(h, "", 1), want: []string{fixture.TreeHeading2().TestID}},
+				{what: "index last of role heading", expr: fxIndex(h, "last", 0), want: []string{fixture.TreeHeading3().TestID}},
 				{what: "index 99 of role heading", expr: fxIndex(h, "", 99), want: nil},
 				{what: "index first of role heading level 4 (no match)", expr: fxIndex(fxRole("heading", fxLevel(4)), "first", 0), want: nil},
 			})
@@ -294,21 +294,21 @@ func locateSpecs(s *suite) {
 	// and both sides are normalized before comparing (§10.3).
 	s.spec("string patterns compare whitespace-normalized text: exact: true whole and case-sensitive, exact: false as a case-insensitive substring",
 		[]string{"LOC-011"}, func(ctx context.Context, e *runEnv) {
-			sp := []string{fixture.TreeSpaced.TestID}
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			sp := []string{fixture.TreeSpaced().TestID}
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				{what: "text \"" + fixture.SpacedText + "\" (exact)", expr: fxQuery(wire.QueryText, fxExact(fixture.SpacedText)), want: sp},
 				{what: "text written with irregular whitespace (exact)", expr: fxQuery(wire.QueryText, fxExact(fixture.SpacedSource)), want: sp},
 				// Whitespace is the ECMAScript \s set (§10.3), not ASCII's.
 				{what: "text \"Mixed\u00a0Case\u3000Text\" (exact; a no-break and an ideographic space)", expr: fxQuery(wire.QueryText, fxExact("Mixed\u00a0Case\u3000Text")), want: sp},
 				{what: "text \"case\u2003text\" (exact: false; an em space)", expr: fxQuery(wire.QueryText, fxLoose("case\u2003text")), want: sp},
 				// lower is the Unicode simple lowercase mapping (§10.3, D35).
-				{what: "text \"CAFÉ CRÈME\" (exact: false; non-ASCII letters in another case)", expr: fxQuery(wire.QueryText, fxLoose("CAFÉ CRÈME")), want: []string{fixture.TreeAccent.TestID}},
+				{what: "text \"CAFÉ CRÈME\" (exact: false; non-ASCII letters in another case)", expr: fxQuery(wire.QueryText, fxLoose("CAFÉ CRÈME")), want: []string{fixture.TreeAccent().TestID}},
 				{what: "text \"mixed case text\" (exact: the case differs)", expr: fxQuery(wire.QueryText, fxExact("mixed case text")), want: nil},
 				{what: "text \"Mixed Case\" (exact: not the whole text)", expr: fxQuery(wire.QueryText, fxExact("Mixed Case")), want: nil},
 				{what: "text \"mixed   CASE\" (exact: false)", expr: fxQuery(wire.QueryText, fxLoose("mixed   CASE")), want: sp},
 				{what: "text \"CASE TEXT\" (exact: false)", expr: fxQuery(wire.QueryText, fxLoose("CASE TEXT")), want: sp},
 				{what: "text \"case  text!\" (exact: false, not a substring)", expr: fxQuery(wire.QueryText, fxLoose("case  text!")), want: nil},
-				{what: "role button named \"DUPLICATE\" (exact: false)", expr: fxRole("button", fxNamed(fxLoose("DUPLICATE"))), want: []string{fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID}},
+				{what: "role button named \"DUPLICATE\" (exact: false)", expr: fxRole("button", fxNamed(fxLoose("DUPLICATE"))), want: []string{fixture.TreeDupFirst().TestID, fixture.TreeDupSecond().TestID}},
 				{what: "role button named \"DUPLICATE\" (exact)", expr: fxRole("button", fxNamed(fxExact("DUPLICATE"))), want: nil},
 			})
 		})
@@ -320,12 +320,12 @@ func locateSpecs(s *suite) {
 	// reference: its RE2 translation refuses what ECMAScript evaluates.
 	s.spec("each regexp case of the suite's table gets the ECMAScript result or fails with UNSUPPORTED_CAPABILITY",
 		[]string{"LOC-012"}, func(ctx context.Context, e *runEnv) {
-			sp, acc := []string{fixture.TreeSpaced.TestID}, []string{fixture.TreeAccent.TestID}
+			sp, acc := []string{fixture.TreeSpaced().TestID}, []string{fixture.TreeAccent().TestID}
 			re := func(what, source, flags string, want []string) fxCase {
 				return fxCase{what: fmt.Sprintf("%s: text /%s/%s", what, source, flags), expr: fxQuery(wire.QueryText, wire.RegexpPattern(source, flags)),
 					want: want, mayRefuse: true, noReference: true}
 			}
-			e.fxLocateCases(ctx, fixture.Tree, []fxCase{
+			e.fxLocateCases(ctx, fixture.Tree(), []fxCase{
 				re("flag i", `^mixed case text$`, "i", sp),
 				re("no flag i", `^mixed case text$`, "", nil),
 				re("flag y (sticky at 0)", `Case`, "y", nil),
@@ -346,7 +346,7 @@ func locateSpecs(s *suite) {
 	s.spec("a selector expression either fails with UNSUPPORTED_CAPABILITY or answers an array of nodes, and on the web the duplicate buttons' CSS selector returns those two buttons in document order",
 		[]string{"LOC-014"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			snap := e.fxStage(ctx, c, op, fixture.Tree, "")
+			snap := e.fxStage(ctx, c, op, fixture.Tree(), "")
 			x := fxIndexOf(snap)
 			expr := wire.LocatorExpression{Kind: wire.ExprSelector, Selector: fixture.DuplicateSelector}
 			got, err := c.Locate(ctx, op, expr)
@@ -360,7 +360,7 @@ func locateSpecs(s *suite) {
 				noteEntry("platform %q: the selector %q answered %s; only a web engine's answer is compared with the fixture", e.Manifest.Platform, fixture.DuplicateSelector, x.render(fxIDs(got)))
 				return
 			}
-			want, missing := fxWantIDs(snap, x, []string{fixture.TreeDupFirst.TestID, fixture.TreeDupSecond.TestID})
+			want, missing := fxWantIDs(snap, x, []string{fixture.TreeDupFirst().TestID, fixture.TreeDupSecond().TestID})
 			Expect(missing).To(BeEmpty(), "the tree fixture's duplicate buttons: want both in the observation, missing %v", missing)
 			Expect(fxIDs(got)).To(Equal(want), "engine/locate of the CSS selector %q: want %s, got %s", fixture.DuplicateSelector, x.render(want), x.render(fxIDs(got)))
 		})
@@ -370,10 +370,10 @@ func locateSpecs(s *suite) {
 	s.spec("on the frames fixture a frame expression whose selector matches two nested documents fails with FRAME_AMBIGUOUS, retryable: false",
 		[]string{"LOC-015"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			e.fxStage(ctx, c, op, fixture.Frames, "")
+			e.fxStage(ctx, c, op, fixture.Frames(), "")
 			for _, src := range []wire.LocatorExpression{
-				fxRole("button", fxNamed(fxExact(fixture.FrameOneButton.Name))),
-				fxTestID(fixture.FrameTwoButton.TestID),
+				fxRole("button", fxNamed(fxExact(fixture.FrameOneButton().Name))),
+				fxTestID(fixture.FrameTwoButton().TestID),
 			} {
 				what := fmt.Sprintf("engine/locate of a frame expression with selector %q (both nested documents) around a %s query", fixture.FramesSelector, src.Query.Kind)
 				got, err := c.Locate(ctx, op, wire.LocatorExpression{Kind: wire.ExprFrame, Selector: fixture.FramesSelector, Source: &src})

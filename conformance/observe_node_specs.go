@@ -29,23 +29,23 @@ func observeNodeSpecs(s *suite) {
 				Skip(notVerified + "the suite mutates the fixture with engine/perform tap, which the engine does not declare")
 			}
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Mutation
+			sc := fixture.Mutation()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			var removed []string
 			for round := 1; round <= 2; round++ {
-				removed = append(removed, fxNode(snap, sc, fixture.MutationItem).Ref.ID)
-				button := fxNode(snap, sc, fixture.MutationButton)
+				removed = append(removed, fxNode(snap, sc, fixture.MutationItem()).Ref.ID)
+				button := fxNode(snap, sc, fixture.MutationButton())
 				err := c.Perform(ctx, op, button.Ref, wire.LocatorAction{Kind: wire.ActionTap})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform tap on the Mutate button: want null, got %s", fxDescribeError(err))
 				snap = fxObserve(ctx, c, op, "after tapping Mutate")
-				if n, ok := fixture.MutationCount.Count(&snap.Root); !ok || n < round {
+				if n, ok := fixture.MutationCount().Count(&snap.Root); !ok || n < round {
 					shown := "no mutation count"
-					if st := fixture.MutationCount.Find(&snap.Root); st != nil {
+					if st := fixture.MutationCount().Find(&snap.Root); st != nil {
 						shown = fxText(st.Text)
 					}
 					Skip(notVerified + fmt.Sprintf("after %d tap(s) of Mutate the fixture shows %s: no mutation happened, so there is no removed node to check", round, shown))
 				}
-				fxNode(snap, sc, fixture.MutationItem) // the replacement is there
+				fxNode(snap, sc, fixture.MutationItem()) // the replacement is there
 			}
 			for i := 1; i <= 3; i++ {
 				if i > 1 {
@@ -85,7 +85,7 @@ func observeNodeSpecs(s *suite) {
 	s.spec("on the tree fixture every name has at most 256 and every text, value and selection at most 512 UTF-16 units, and the cut long text and long name are prefixes of the fixture's full texts",
 		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Tree
+			sc := fixture.Tree()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			over := fieldsOverLimit(snap)
 			Expect(over).To(BeEmpty(), "field limits on the tree fixture: %s", strings.Join(firstFew(over, 10), "; "))
@@ -96,8 +96,8 @@ func observeNodeSpecs(s *suite) {
 					"%s: want a non-empty prefix of the fixture's full text (a cut keeps the start and never splits a surrogate pair), got %d UTF-16 units: %q",
 					what, utf16Len(*got), clip(*got))
 			}
-			prefix("text of the long text node", fxNode(snap, sc, fixture.TreeLongText).Text, fixture.LongText)
-			prefix("name of the long-named button", fxNode(snap, sc, fixture.TreeLongName).Name, fixture.LongName)
+			prefix("text of the long text node", fxNode(snap, sc, fixture.TreeLongText()).Text, fixture.LongText())
+			prefix("name of the long-named button", fxNode(snap, sc, fixture.TreeLongName()).Name, fixture.LongName())
 		})
 
 	// The boundaries of OBS-005 on the limits screen (the tree fixture's
@@ -115,7 +115,7 @@ func observeNodeSpecs(s *suite) {
 	s.spec("on the limits fixture a name of exactly 256 and a text and a value of exactly 512 UTF-16 units, ending with a surrogate pair, come back whole, and a 600-unit value is cut to a non-empty prefix of at most 512 units that splits no surrogate pair",
 		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Limits
+			sc := fixture.Limits()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			over := fieldsOverLimit(snap)
 			Expect(over).To(BeEmpty(), "field limits on the limits fixture: %s", strings.Join(firstFew(over, 10), "; "))
@@ -127,11 +127,11 @@ func observeNodeSpecs(s *suite) {
 				Expect(got != nil && g == w).To(BeTrue(), "%s: want it whole, %d UTF-16 units (it fits its limit), got %s, %d units ending %q", what, utf16Len(full), map[bool]string{true: "it", false: "none"}[got != nil], utf16Len(derefStr(got)), tail(derefStr(got), 12))
 				e.observed("OBS-005", what+" whole at the limit")
 			}
-			whole("name of the exactly-256-unit button", fxNode(snap, sc, fixture.LimitsExactName).Name, fixture.ExactName, true)
-			whole("text of the exactly-512-unit text", fxNode(snap, sc, fixture.LimitsExactText).Text, fixture.ExactText, true)
-			whole("value of the exactly-512-unit field", fxNode(snap, sc, fixture.LimitsExactValue).Value, fixture.ExactValue, false)
-			got := fxNode(snap, sc, fixture.LimitsLongValue).Value
-			expectCutPrefix("value of the 600-unit field", got, fixture.LongValue, wire.TextMaxUnits)
+			whole("name of the exactly-256-unit button", fxNode(snap, sc, fixture.LimitsExactName()).Name, fixture.ExactName(), true)
+			whole("text of the exactly-512-unit text", fxNode(snap, sc, fixture.LimitsExactText()).Text, fixture.ExactText(), true)
+			whole("value of the exactly-512-unit field", fxNode(snap, sc, fixture.LimitsExactValue()).Value, fixture.ExactValue(), false)
+			got := fxNode(snap, sc, fixture.LimitsLongValue()).Value
+			expectCutPrefix("value of the 600-unit field", got, fixture.LongValue(), wire.TextMaxUnits)
 			e.observed("OBS-005", "600-unit value cut to a prefix")
 		})
 
@@ -143,15 +143,15 @@ func observeNodeSpecs(s *suite) {
 	s.spec("on the limits fixture the selection of the focused field whose 600-unit value is wholly selected is cut to a non-empty prefix of at most 512 UTF-16 units that splits no surrogate pair",
 		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Limits
+			sc := fixture.Limits()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			over := fieldsOverLimit(snap)
 			Expect(over).To(BeEmpty(), "field limits on the limits fixture: %s", strings.Join(firstFew(over, 10), "; "))
-			n := fxNode(snap, sc, fixture.LimitsLongValue)
+			n := fxNode(snap, sc, fixture.LimitsLongValue())
 			if n.Selection == nil {
 				Skip(notVerified + fmt.Sprintf("the engine reports no selection on the focused field whose whole 600-unit value is selected (states %s)", fxStates(n)))
 			}
-			expectCutPrefix("selection of the 600-unit field", n.Selection, fixture.LongValue, wire.TextMaxUnits)
+			expectCutPrefix("selection of the 600-unit field", n.Selection, fixture.LongValue(), wire.TextMaxUnits)
 			e.observed("OBS-005", "600-unit selection cut to a prefix")
 		})
 
@@ -163,18 +163,18 @@ func observeNodeSpecs(s *suite) {
 	s.spec("the filled password field of the form fixture, like every node with states.secure: true, carries no value and no selection",
 		[]string{"OBS-006"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Form
+			sc := fixture.Form()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			filled := false
 			if e.fxCanPerform(wire.ActionFill) {
 				v := fxCanary("e2e-conform-password-")
 				e.Secret(v)
-				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword()).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
 				filled = true
 				snap = fxObserve(ctx, c, op, "after filling the password field")
 			}
-			pw := fxNode(snap, sc, fixture.FormPassword)
+			pw := fxNode(snap, sc, fixture.FormPassword())
 			Expect(pw.State("secure")).To(BeTrue(), "the password field: want states.secure: true, got states %s", fxStates(pw))
 			var bad []string
 			snap.Root.Walk(func(n *wire.SemanticNode) bool {
@@ -199,11 +199,11 @@ func observeNodeSpecs(s *suite) {
 		[]string{"OBS-007"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			var problems, unverified []string
-			for _, sc := range []fixture.Screen{fixture.Counter, fixture.Tree, fixture.Form} {
+			for _, sc := range []fixture.Screen{fixture.Counter(), fixture.Tree(), fixture.Form()} {
 				snap := e.fxStage(ctx, c, op, sc, "")
 				problems = append(problems, fxStateProblems(snap, sc)...)
 			}
-			sc := fixture.Form
+			sc := fixture.Form()
 			snap := fxObserve(ctx, c, op, "of the form fixture")
 			switch {
 			case e.fxCanPerform(wire.ActionCheck) || e.fxCanPerform(wire.ActionTap):
@@ -211,20 +211,20 @@ func observeNodeSpecs(s *suite) {
 				if !e.fxCanPerform(kind) {
 					kind = wire.ActionTap
 				}
-				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormSubscribe).Ref, wire.LocatorAction{Kind: kind})
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormSubscribe()).Ref, wire.LocatorAction{Kind: kind})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform %s on the Subscribe checkbox: want null, got %s", kind, fxDescribeError(err))
 				snap = fxObserve(ctx, c, op, "after checking the checkbox")
-				if n := fxNode(snap, sc, fixture.FormSubscribe); !n.State("checked") {
+				if n := fxNode(snap, sc, fixture.FormSubscribe()); !n.State("checked") {
 					problems = append(problems, fmt.Sprintf("form: the Subscribe checkbox after %s: want states.checked true, got states %s", kind, fxStates(n)))
 				}
 			default:
 				unverified = append(unverified, "the checked checkbox (the engine declares neither check nor tap)")
 			}
 			if e.fxCanPerform(wire.ActionFocus) {
-				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormName).Ref, wire.LocatorAction{Kind: wire.ActionFocus})
+				err := c.Perform(ctx, op, fxNode(snap, sc, fixture.FormName()).Ref, wire.LocatorAction{Kind: wire.ActionFocus})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform focus on the Name input: want null, got %s", fxDescribeError(err))
 				snap = fxObserve(ctx, c, op, "after focusing the Name input")
-				if n := fxNode(snap, sc, fixture.FormName); !n.State("focused") {
+				if n := fxNode(snap, sc, fixture.FormName()); !n.State("focused") {
 					problems = append(problems, fmt.Sprintf("form: the Name input after focus: want states.focused true, got states %s", fxStates(n)))
 				}
 			} else {

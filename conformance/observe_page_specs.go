@@ -27,7 +27,7 @@ func observePageSpecs(s *suite) {
 	s.spec("whenever pixels of the form fixture are returned, maskedRegionCount is at least the number of nodes with states.secure: true",
 		[]string{"OBS-010"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Form
+			sc := fixture.Form()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			if e.fxCanPerform(wire.ActionFill) {
 				// "Whenever pixels are returned" (catalog OBS-010) includes
@@ -44,7 +44,7 @@ func observePageSpecs(s *suite) {
 				}
 				v := fxCanary("e2e-conform-password-")
 				e.Secret(v)
-				err = c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+				err = c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword()).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
 			}
 			snap, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
@@ -86,8 +86,8 @@ func observePageSpecs(s *suite) {
 					problems = append(problems, fmt.Sprintf("after session/open of %s: want location %s, got %q", opened, want, snap.Location))
 				}
 			}
-			for _, p := range []string{fixture.PageA.Path, fixture.PageA.Path + "?from=e2e-conform"} {
-				check(e.FixtureURL+p, e.fxStage(ctx, c, op, fixture.PageA, p))
+			for _, p := range []string{fixture.PageA().Path, fixture.PageA().Path + "?from=e2e-conform"} {
+				check(e.FixtureURL+p, e.fxStage(ctx, c, op, fixture.PageA(), p))
 			}
 			if err := c.Open(ctx, op, e.FixtureURL); err == nil {
 				check(e.FixtureURL, fxObserve(ctx, c, op, "after session/open of the fixture server's origin"))
@@ -107,9 +107,9 @@ func observePageSpecs(s *suite) {
 	s.spec("five consecutive observations change none of the counter fixture's counters",
 		[]string{"OBS-013"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
-			sc := fixture.Counter
-			statuses := []fixture.Status{fixture.CounterTaps, fixture.CounterDoubleTaps, fixture.CounterSecondaryTaps, fixture.CounterLongPresses,
-				fixture.CounterLastLongPress, fixture.CounterHovers, fixture.CounterModifiers, fixture.CounterDisabledTaps}
+			sc := fixture.Counter()
+			statuses := []fixture.Status{fixture.CounterTaps(), fixture.CounterDoubleTaps(), fixture.CounterSecondaryTaps(), fixture.CounterLongPresses(),
+				fixture.CounterLastLongPress(), fixture.CounterHovers(), fixture.CounterModifiers(), fixture.CounterDisabledTaps()}
 			read := func(snap *wire.EngineSnapshot) []string {
 				out := make([]string, len(statuses))
 				for i, st := range statuses {

@@ -97,7 +97,7 @@ func observePixelsSpecs(s *suite) {
 			// hand): every node id of the plain observations taken right
 			// before and right after the fallback one must be in it; a node
 			// only one of them holds is the surface changing, not judged.
-			deep := a.stageRaw(ctx, fixture.Tree)
+			deep := a.stageRaw(ctx, fixture.Tree())
 			if deep == nil {
 				deep = a.observe(ctx, "")
 			}

@@ -34,7 +34,7 @@ func observeSnapshotSpecs(s *suite) {
 			// levels, a select's options): in the full profile the tree
 			// and form fixtures are checked too, each when it could be
 			// staged (the requirement needs no fixture).
-			for _, sc := range []fixture.Screen{fixture.Tree, fixture.Form} {
+			for _, sc := range []fixture.Screen{fixture.Tree(), fixture.Form()} {
 				if snap := a.stageRaw(ctx, sc); snap != nil {
 					check("the "+sc.Name+" fixture", snap)
 				}
@@ -103,7 +103,7 @@ func observeSnapshotSpecs(s *suite) {
 			// the tree and form fixtures are checked too, each when it could
 			// be staged (the requirement needs no fixture, so one that could
 			// not be staged leaves the checks above).
-			for _, sc := range []fixture.Screen{fixture.Tree, fixture.Form} {
+			for _, sc := range []fixture.Screen{fixture.Tree(), fixture.Form()} {
 				if snap := a.stageRaw(ctx, sc); snap != nil {
 					check("the "+sc.Name+" fixture", snap)
 				}

@@ -20,8 +20,8 @@ func performInputSpecs(s *suite) {
 	s.spec("selectOption with a label string, {label}, {value} and {index} each selects the intended option",
 		[]string{"ACT-010"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Form)
-			opts := fixture.FruitOptions
+			a.stage(ctx, fixture.Form())
+			opts := fixture.FruitOptions()
 			for _, c := range []struct {
 				opt  wire.SelectOption
 				want fixture.Option
@@ -32,11 +32,11 @@ func performInputSpecs(s *suite) {
 				{wire.SelectOption{By: "value", Text: opts[0].Value}, opts[0], fmt.Sprintf("{value: %q}", opts[0].Value)},
 				{wire.SelectOption{By: "index", Index: 1}, opts[1], "{index: 1}"},
 			} {
-				err := a.perform(ctx, fixture.FormFruit, wire.LocatorAction{Kind: wire.ActionSelectOption, Option: c.opt})
+				err := a.perform(ctx, fixture.FormFruit(), wire.LocatorAction{Kind: wire.ActionSelectOption, Option: c.opt})
 				Expect(err).NotTo(HaveOccurred(), "selectOption with %s: want null, got an error", c.what)
 				want := fmt.Sprintf("%s (%s)", c.want.Label, c.want.Value)
-				a.await(ctx, func() bool { return a.status(fixture.FormFruitStatus) == want })
-				got := a.status(fixture.FormFruitStatus)
+				a.await(ctx, func() bool { return a.status(fixture.FormFruitStatus()) == want })
+				got := a.status(fixture.FormFruitStatus())
 				Expect(got).To(Equal(want), "selectOption with %s: want the option %q selected (status %q), got the status %q", c.what, c.want.Label, want, got)
 			}
 		})
@@ -47,13 +47,13 @@ func performInputSpecs(s *suite) {
 	s.spec("setInputFiles with two absolute paths of files the suite created sets the file input to those two files",
 		[]string{"ACT-011"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Form)
+			a.stage(ctx, fixture.Form())
 			paths := e.actTempFiles()
 			want := actBaseNames(paths)
-			err := a.perform(ctx, fixture.FormFiles, wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})
+			err := a.perform(ctx, fixture.FormFiles(), wire.LocatorAction{Kind: wire.ActionSetInputFiles, Paths: paths})
 			Expect(err).NotTo(HaveOccurred(), "setInputFiles %q on the form's file input: want null, got an error", paths)
-			a.await(ctx, func() bool { return slices.Equal(fixture.ParseList(a.status(fixture.FormFilesStatus)), want) })
-			got := fixture.ParseList(a.status(fixture.FormFilesStatus))
+			a.await(ctx, func() bool { return slices.Equal(fixture.ParseList(a.status(fixture.FormFilesStatus())), want) })
+			got := fixture.ParseList(a.status(fixture.FormFilesStatus()))
 			Expect(got).To(Equal(want), "setInputFiles with two files: want the file input to hold %q, the files status shows %q", want, got)
 		})
 
@@ -61,15 +61,15 @@ func performInputSpecs(s *suite) {
 	s.spec("dragTo from the drag source to the drop target's ref makes the fixture register the drop",
 		[]string{"ACT-012"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Form)
+			a.stage(ctx, fixture.Form())
 			a.observe(ctx)
-			before := a.count(fixture.FormDrops)
-			src, dst := a.refIn(fixture.FormDragSource), a.refIn(fixture.FormDropTarget)
+			before := a.count(fixture.FormDrops())
+			src, dst := a.refIn(fixture.FormDragSource()), a.refIn(fixture.FormDropTarget())
 			err := a.c.Perform(ctx, a.op, src, wire.LocatorAction{Kind: wire.ActionDragTo, Target: &dst})
 			Expect(err).NotTo(HaveOccurred(), "dragTo from the drag source to the drop target: want null, got an error")
-			got := a.awaitCount(ctx, fixture.FormDrops, before)
-			Expect(got).To(Equal(before+1), "dragTo onto the drop target: want the %q counter raised from %d to %d, got %d", fixture.FormDrops.Label, before, before+1, got)
-			last := a.status(fixture.FormLastDrop)
-			Expect(last).To(Equal(fixture.FormDragSource.TestID), "dragTo onto the drop target: want the %q status to name %q, got %q", fixture.FormLastDrop.Label, fixture.FormDragSource.TestID, last)
+			got := a.awaitCount(ctx, fixture.FormDrops(), before)
+			Expect(got).To(Equal(before+1), "dragTo onto the drop target: want the %q counter raised from %d to %d, got %d", fixture.FormDrops().Label, before, before+1, got)
+			last := a.status(fixture.FormLastDrop())
+			Expect(last).To(Equal(fixture.FormDragSource().TestID), "dragTo onto the drop target: want the %q status to name %q, got %q", fixture.FormLastDrop().Label, fixture.FormDragSource().TestID, last)
 		})
 }

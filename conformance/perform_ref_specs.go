@@ -26,20 +26,20 @@ func performRefSpecs(s *suite) {
 	s.spec("a ref whose node the mutation fixture removed fails with NODE_STALE, retryable: true, and nothing is dispatched",
 		[]string{"ACT-013"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Mutation)
+			a.stage(ctx, fixture.Mutation())
 			a.observe(ctx)
-			removed := a.refIn(fixture.MutationItem)
-			mutations := a.count(fixture.MutationCount)
-			if !a.click(ctx, fixture.MutationButton) {
+			removed := a.refIn(fixture.MutationItem())
+			mutations := a.count(fixture.MutationCount())
+			if !a.click(ctx, fixture.MutationButton()) {
 				Skip(notVerified + "the suite clicks the Mutate button with the tap or press action or a pointer tap, and the manifest declares none of them (or the button reports no rect)")
 			}
 			newName := fixture.MutationItemName(mutations + 2)
 			a.await(ctx, func() bool {
-				n := fixture.MutationItem.Find(a.root())
+				n := fixture.MutationItem().Find(a.root())
 				return n != nil && n.Name != nil && *n.Name == newName
 			})
-			got := a.count(fixture.MutationCount)
-			Expect(got).To(Equal(mutations+1), "a click on Mutate: want the %q counter raised from %d to %d, got %d", fixture.MutationCount.Label, mutations, mutations+1, got)
+			got := a.count(fixture.MutationCount())
+			Expect(got).To(Equal(mutations+1), "a click on Mutate: want the %q counter raised from %d to %d, got %d", fixture.MutationCount().Label, mutations, mutations+1, got)
 			kind := ""
 			for _, k := range []string{wire.ActionTap, wire.ActionPress, wire.ActionFocus, wire.ActionHover, wire.ActionDoubleTap, wire.ActionSecondaryTap,
 				wire.ActionLongPress, wire.ActionScrollIntoView} {

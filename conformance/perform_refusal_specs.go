@@ -56,9 +56,9 @@ func performRefusalSpecs(s *suite) {
 	s.spec("tap on the disabled button fails with NOT_ACTIONABLE or OPERATION_TIMEOUT, not retryable, and registers no click",
 		[]string{"ACT-016"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Counter)
-			ref := a.ref(ctx, fixture.CounterDisabled)
-			before := a.count(fixture.CounterDisabledTaps)
+			a.stage(ctx, fixture.Counter())
+			ref := a.ref(ctx, fixture.CounterDisabled())
+			before := a.count(fixture.CounterDisabledTaps())
 			tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			err := a.c.Perform(tctx, a.op, ref, wire.LocatorAction{Kind: wire.ActionTap})
 			cancel()
@@ -66,8 +66,8 @@ func performRefusalSpecs(s *suite) {
 			ee := actExpectEngineError(err, what, engineerr.NotActionable, engineerr.OperationTimeout)
 			Expect(ee.Retryable).To(BeFalse(), "%s: want %s not retryable, got retryable: true", what, ee.Code)
 			var got int
-			a.quiet(ctx, func() bool { got = a.count(fixture.CounterDisabledTaps); return got != before })
-			Expect(got).To(Equal(before), "%s failed, yet the %q counter went from %d to %d: the input was delivered", what, fixture.CounterDisabledTaps.Label, before, got)
+			a.quiet(ctx, func() bool { got = a.count(fixture.CounterDisabledTaps()); return got != before })
+			Expect(got).To(Equal(before), "%s failed, yet the %q counter went from %d to %d: the input was delivered", what, fixture.CounterDisabledTaps().Label, before, got)
 		})
 
 	// The modifiers status shows the modifiers of the most recent tap on
@@ -75,17 +75,17 @@ func performRefusalSpecs(s *suite) {
 	s.spec("tap with modifiers [\"Shift\"] clicks with Shift held, as the counter fixture shows",
 		[]string{"ACT-017"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Counter)
+			a.stage(ctx, fixture.Counter())
 			a.observe(ctx)
-			before := a.count(fixture.CounterTaps)
-			err := a.perform(ctx, fixture.CounterTap, wire.LocatorAction{Kind: wire.ActionTap, Modifiers: []string{wire.ModShift}})
+			before := a.count(fixture.CounterTaps())
+			err := a.perform(ctx, fixture.CounterTap(), wire.LocatorAction{Kind: wire.ActionTap, Modifiers: []string{wire.ModShift}})
 			Expect(err).NotTo(HaveOccurred(), "tap with modifiers [Shift] on the Tap button: want null, got an error")
-			got := a.awaitCount(ctx, fixture.CounterTaps, before)
-			Expect(got).To(Equal(before+1), "tap with modifiers [Shift]: want the %q counter raised from %d to %d, got %d", fixture.CounterTaps.Label, before, before+1, got)
+			got := a.awaitCount(ctx, fixture.CounterTaps(), before)
+			Expect(got).To(Equal(before+1), "tap with modifiers [Shift]: want the %q counter raised from %d to %d, got %d", fixture.CounterTaps().Label, before, before+1, got)
 			want := fixture.FormatModifiers([]string{wire.ModShift}, wire.ModControl)
-			a.await(ctx, func() bool { return a.status(fixture.CounterModifiers) == want })
-			mods := a.status(fixture.CounterModifiers)
-			Expect(mods).To(Equal(want), "tap with modifiers [Shift]: want the %q status %q, got %q", fixture.CounterModifiers.Label, want, mods)
+			a.await(ctx, func() bool { return a.status(fixture.CounterModifiers()) == want })
+			mods := a.status(fixture.CounterModifiers())
+			Expect(mods).To(Equal(want), "tap with modifiers [Shift]: want the %q status %q, got %q", fixture.CounterModifiers().Label, want, mods)
 		})
 
 	// SHOULD, for an engine without tapModifiers: true. "Rather than
@@ -94,8 +94,8 @@ func performRefusalSpecs(s *suite) {
 	s.spec("tap with modifiers [\"Shift\"] on an engine without tapModifiers: true fails with UNSUPPORTED_CAPABILITY rather than clicking without Shift",
 		[]string{"ACT-018"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Counter)
-			ref := a.ref(ctx, fixture.CounterTap)
+			a.stage(ctx, fixture.Counter())
+			ref := a.ref(ctx, fixture.CounterTap())
 			before := actDigest(a.root())
 			err := a.c.Perform(ctx, a.op, ref, wire.LocatorAction{Kind: wire.ActionTap, Modifiers: []string{wire.ModShift}})
 			what := "tap with modifiers [Shift] on an engine that does not declare tapModifiers: true"

@@ -20,16 +20,16 @@ func performStateSpecs(s *suite) {
 	s.spec("check and uncheck leave the checkbox's states.checked true and false; on the switch that exposes no state they fail with UNSUPPORTED_CAPABILITY",
 		[]string{"ACT-006"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Form)
+			a.stage(ctx, fixture.Form())
 			checked := func() (bool, bool) {
-				n := a.node(fixture.FormSubscribe)
+				n := a.node(fixture.FormSubscribe())
 				if n.States == nil || n.States.Checked == nil {
 					return false, false
 				}
 				return *n.States.Checked, true
 			}
 			leaves := func(kind string, want bool, what string) {
-				err := a.perform(ctx, fixture.FormSubscribe, wire.LocatorAction{Kind: kind})
+				err := a.perform(ctx, fixture.FormSubscribe(), wire.LocatorAction{Kind: kind})
 				Expect(err).NotTo(HaveOccurred(), "%s: want null, got an error", what)
 				a.await(ctx, func() bool { v, ok := checked(); return ok && v == want })
 				v, ok := checked()
@@ -44,7 +44,7 @@ func performStateSpecs(s *suite) {
 				leaves(wire.ActionCheck, true, "check on the checked checkbox")
 			}
 			if a.can(wire.ActionUncheck) {
-				if !a.can(wire.ActionCheck) && !a.click(ctx, fixture.FormSubscribe) {
+				if !a.can(wire.ActionCheck) && !a.click(ctx, fixture.FormSubscribe()) {
 					noteEntry("uncheck was checked on an unchecked box only: the manifest offers no way to check it first")
 				}
 				leaves(wire.ActionUncheck, false, "uncheck on the checkbox")
@@ -54,7 +54,7 @@ func performStateSpecs(s *suite) {
 				if !a.can(kind) {
 					continue
 				}
-				err := a.perform(ctx, fixture.FormSwitch, wire.LocatorAction{Kind: kind})
+				err := a.perform(ctx, fixture.FormSwitch(), wire.LocatorAction{Kind: kind})
 				actExpectEngineError(err, kind+" on the switch that exposes no state", engineerr.UnsupportedCapability)
 			}
 		})
@@ -65,24 +65,24 @@ func performStateSpecs(s *suite) {
 		[]string{"ACT-007"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			if a.can(wire.ActionFocus) {
-				a.stage(ctx, fixture.Form)
-				err := a.perform(ctx, fixture.FormName, wire.LocatorAction{Kind: wire.ActionFocus})
+				a.stage(ctx, fixture.Form())
+				err := a.perform(ctx, fixture.FormName(), wire.LocatorAction{Kind: wire.ActionFocus})
 				Expect(err).NotTo(HaveOccurred(), "focus on the form's Name input: want null, got an error")
-				a.await(ctx, func() bool { return a.node(fixture.FormName).State("focused") })
-				Expect(a.node(fixture.FormName).State("focused")).To(BeTrue(), "focus on the Name input: want states.focused true, got the node %s",
-					actDigest(a.node(fixture.FormName))[0])
+				a.await(ctx, func() bool { return a.node(fixture.FormName()).State("focused") })
+				Expect(a.node(fixture.FormName()).State("focused")).To(BeTrue(), "focus on the Name input: want states.focused true, got the node %s",
+					actDigest(a.node(fixture.FormName()))[0])
 			}
 			if a.can(wire.ActionHover) {
-				a.stage(ctx, fixture.Counter)
-				err := a.perform(ctx, fixture.CounterTap, wire.LocatorAction{Kind: wire.ActionHover})
+				a.stage(ctx, fixture.Counter())
+				err := a.perform(ctx, fixture.CounterTap(), wire.LocatorAction{Kind: wire.ActionHover})
 				Expect(err).NotTo(HaveOccurred(), "hover on the counter's Tap button (placing the pointer elsewhere): want null, got an error")
 				a.observe(ctx)
-				before := a.count(fixture.CounterHovers)
-				err = a.perform(ctx, fixture.CounterHoverTarget, wire.LocatorAction{Kind: wire.ActionHover})
+				before := a.count(fixture.CounterHovers())
+				err = a.perform(ctx, fixture.CounterHoverTarget(), wire.LocatorAction{Kind: wire.ActionHover})
 				Expect(err).NotTo(HaveOccurred(), "hover on the counter's hover target: want null, got an error")
-				got := a.awaitCount(ctx, fixture.CounterHovers, before)
+				got := a.awaitCount(ctx, fixture.CounterHovers(), before)
 				Expect(got).To(BeNumerically(">", before), "hover on the hover target with the pointer on the Tap button: want the %q counter raised from %d, got %d",
-					fixture.CounterHovers.Label, before, got)
+					fixture.CounterHovers().Label, before, got)
 			}
 		})
 }

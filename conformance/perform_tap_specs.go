@@ -19,21 +19,21 @@ func performTapSpecs(s *suite) {
 	s.spec("tap, doubleTap and secondaryTap on the counter button's current ref each get null and raise the matching counter by exactly one",
 		[]string{"ACT-001"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Counter)
+			a.stage(ctx, fixture.Counter())
 			for _, k := range []struct {
 				kind    string
 				counter fixture.Status
 			}{
-				{wire.ActionTap, fixture.CounterTaps},
-				{wire.ActionDoubleTap, fixture.CounterDoubleTaps},
-				{wire.ActionSecondaryTap, fixture.CounterSecondaryTaps},
+				{wire.ActionTap, fixture.CounterTaps()},
+				{wire.ActionDoubleTap, fixture.CounterDoubleTaps()},
+				{wire.ActionSecondaryTap, fixture.CounterSecondaryTaps()},
 			} {
 				if !a.can(k.kind) {
 					continue
 				}
 				a.observe(ctx)
 				before := a.count(k.counter)
-				err := a.perform(ctx, fixture.CounterTap, wire.LocatorAction{Kind: k.kind})
+				err := a.perform(ctx, fixture.CounterTap(), wire.LocatorAction{Kind: k.kind})
 				e.actExpectVoid(err, wire.MethodPerform, "engine/perform "+k.kind+" on the counter's Tap button")
 				got := a.awaitCount(ctx, k.counter, before)
 				Expect(got).To(Equal(before+1), "%s on the Tap button: want the %q counter raised by exactly one, from %d to %d, got %d", k.kind, k.counter.Label, before, before+1, got)
@@ -48,7 +48,7 @@ func performTapSpecs(s *suite) {
 	s.spec("longPress without durationMs gets null and the fixture registers one press held at least 100 ms; with durationMs 800 the press lasts at least 800 ms",
 		[]string{"ACT-002"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Counter)
+			a.stage(ctx, fixture.Counter())
 			for _, c := range []struct {
 				duration *float64
 				least    int
@@ -58,15 +58,15 @@ func performTapSpecs(s *suite) {
 				{actPtr(800.0), 800, "longPress with durationMs 800"},
 			} {
 				a.observe(ctx)
-				before := a.count(fixture.CounterLongPresses)
-				err := a.perform(ctx, fixture.CounterTap, wire.LocatorAction{Kind: wire.ActionLongPress, DurationMs: c.duration})
+				before := a.count(fixture.CounterLongPresses())
+				err := a.perform(ctx, fixture.CounterTap(), wire.LocatorAction{Kind: wire.ActionLongPress, DurationMs: c.duration})
 				e.actExpectVoid(err, wire.MethodPerform, "engine/perform "+c.what+" on the counter's Tap button")
-				got := a.awaitCount(ctx, fixture.CounterLongPresses, before)
+				got := a.awaitCount(ctx, fixture.CounterLongPresses(), before)
 				Expect(got).To(Equal(before+1), "%s: want the %q counter raised by exactly one, from %d, got %d (a press held under %s is not a long press)",
-					c.what, fixture.CounterLongPresses.Label, before, got, fixture.LongPressThreshold)
-				last := a.status(fixture.CounterLastLongPress)
+					c.what, fixture.CounterLongPresses().Label, before, got, fixture.LongPressThreshold)
+				last := a.status(fixture.CounterLastLongPress())
 				ms, ok := fixture.ParseMs(last)
-				Expect(ok).To(BeTrue(), "%s: the %q status shows %q, want \"<n> ms\"", c.what, fixture.CounterLastLongPress.Label, last)
+				Expect(ok).To(BeTrue(), "%s: the %q status shows %q, want \"<n> ms\"", c.what, fixture.CounterLastLongPress().Label, last)
 				Expect(ms).To(BeNumerically(">=", c.least), "%s: want a press held at least %d ms, the fixture registered %d ms", c.what, c.least, ms)
 			}
 		})

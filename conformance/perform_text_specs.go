@@ -24,26 +24,26 @@ func performTextSpecs(s *suite) {
 	s.spec("fill leaves the input's observed value equal to the given value, whatever it held before; clear leaves it empty",
 		[]string{"ACT-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Form)
+			a.stage(ctx, fixture.Form())
 			if a.can(wire.ActionFill) {
 				for _, v := range []string{"Ada Lovelace", "Grâce Hopper 😀"} {
 					a.observe(ctx)
-					held, _ := a.value(fixture.FormName)
-					err := a.perform(ctx, fixture.FormName, wire.LocatorAction{Kind: wire.ActionFill, Value: v})
+					held, _ := a.value(fixture.FormName())
+					err := a.perform(ctx, fixture.FormName(), wire.LocatorAction{Kind: wire.ActionFill, Value: v})
 					Expect(err).NotTo(HaveOccurred(), "fill %q into the form's Name input: want null, got an error", v)
-					a.await(ctx, func() bool { got, _ := a.value(fixture.FormName); return got == v })
-					got, ok := a.value(fixture.FormName)
+					a.await(ctx, func() bool { got, _ := a.value(fixture.FormName()); return got == v })
+					got, ok := a.value(fixture.FormName())
 					Expect(ok).To(BeTrue(), "after fill %q the Name input reports no value", v)
 					Expect(got).To(Equal(v), "fill %q into the Name input that held %q: want the value %q, got %q", v, held, v, got)
 				}
 			}
 			if a.can(wire.ActionClear) {
 				a.observe(ctx)
-				held, _ := a.value(fixture.FormName)
-				err := a.perform(ctx, fixture.FormName, wire.LocatorAction{Kind: wire.ActionClear})
+				held, _ := a.value(fixture.FormName())
+				err := a.perform(ctx, fixture.FormName(), wire.LocatorAction{Kind: wire.ActionClear})
 				Expect(err).NotTo(HaveOccurred(), "clear of the form's Name input: want null, got an error")
-				a.await(ctx, func() bool { got, _ := a.value(fixture.FormName); return got == "" })
-				got, _ := a.value(fixture.FormName)
+				a.await(ctx, func() bool { got, _ := a.value(fixture.FormName()); return got == "" })
+				got, _ := a.value(fixture.FormName())
 				Expect(got).To(BeEmpty(), "clear of the Name input that held %q: want it empty, got the value %q", held, got)
 			}
 		})
@@ -60,10 +60,10 @@ func performTextSpecs(s *suite) {
 	s.spec("fill with sensitive: true into the password field either succeeds with the value absent from every later error, engine/log line, attempt/* notification and stderr line, or fails with UNSUPPORTED_CAPABILITY",
 		[]string{"ACT-004"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Form)
+			a.stage(ctx, fixture.Form())
 			v := "e2e-conform-sensitive-" + actToken()
 			e.Secret(v)
-			err := a.perform(ctx, fixture.FormPassword, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
+			err := a.perform(ctx, fixture.FormPassword(), wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
 			if err != nil {
 				actExpectEngineError(err, "fill with sensitive: true into the password field", engineerr.UnsupportedCapability)
 				return
@@ -97,9 +97,9 @@ func performTextSpecs(s *suite) {
 	s.spec("press delivers named keys, characters, modifier combinations and Shift++ to the node as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
 		[]string{"ACT-005"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Keys)
+			a.stage(ctx, fixture.Keys())
 			for _, key := range actPressKeys {
-				ref := a.ref(ctx, fixture.KeysInput)
+				ref := a.ref(ctx, fixture.KeysInput())
 				before := len(a.keyLog())
 				err := a.c.Perform(ctx, a.op, ref, wire.LocatorAction{Kind: wire.ActionPress, Key: key})
 				a.expectKeyDelivered(ctx, key, err, before, fmt.Sprintf("engine/perform press %q on the keys input", key))

@@ -24,7 +24,7 @@ func pointerSpecs(s *suite) {
 	s.spec("tap, doubleTap, secondaryTap and hover at a point of the pointer surface each get null, and the fixture shows that event within 1 CSS pixel of the point",
 		[]string{"PTR-001"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Pointer)
+			a.stage(ctx, fixture.Pointer())
 			for i, k := range []struct{ kind, event string }{
 				{wire.ActionTap, fixture.PointerTap},
 				{wire.ActionDoubleTap, fixture.PointerDoubleTap},
@@ -36,7 +36,7 @@ func pointerSpecs(s *suite) {
 				}
 				a.observe(ctx)
 				before := a.ptrLogLen()
-				pt := a.pointIn(fixture.PointerSurface, 0.2+0.18*float64(i), 0.25+0.15*float64(i))
+				pt := a.pointIn(fixture.PointerSurface(), 0.2+0.18*float64(i), 0.25+0.15*float64(i))
 				err := a.c.PerformAt(ctx, a.op, pt, wire.PointerAction{Kind: k.kind})
 				what := fmt.Sprintf("engine/performAt %s at (%v, %v)", k.kind, pt.X, pt.Y)
 				e.actExpectVoid(err, wire.MethodPerformAt, what)
@@ -52,7 +52,7 @@ func pointerSpecs(s *suite) {
 	s.spec("longPress at a point registers a long press there, lasting at least durationMs when given",
 		[]string{"PTR-002"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Pointer)
+			a.stage(ctx, fixture.Pointer())
 			for i, c := range []struct {
 				duration *float64
 				what     string
@@ -62,7 +62,7 @@ func pointerSpecs(s *suite) {
 			} {
 				a.observe(ctx)
 				before := a.ptrLogLen()
-				pt := a.pointIn(fixture.PointerSurface, 0.3+0.4*float64(i), 0.6)
+				pt := a.pointIn(fixture.PointerSurface(), 0.3+0.4*float64(i), 0.6)
 				err := a.c.PerformAt(ctx, a.op, pt, wire.PointerAction{Kind: wire.ActionLongPress, DurationMs: c.duration})
 				what := fmt.Sprintf("engine/performAt %s at (%v, %v)", c.what, pt.X, pt.Y)
 				Expect(err).NotTo(HaveOccurred(), "%s: want null, got an error", what)
@@ -79,7 +79,7 @@ func pointerSpecs(s *suite) {
 	s.spec("dragTo and swipeTo register a pointer path that starts within 1 CSS pixel of point and ends within 1 CSS pixel of target",
 		[]string{"PTR-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Pointer)
+			a.stage(ctx, fixture.Pointer())
 			for i, k := range []struct {
 				kind     string
 				duration *float64
@@ -92,8 +92,8 @@ func pointerSpecs(s *suite) {
 				}
 				a.observe(ctx)
 				before := a.ptrLogLen()
-				from := a.pointIn(fixture.PointerSurface, 0.15+0.1*float64(i), 0.2)
-				to := a.pointIn(fixture.PointerSurface, 0.8-0.1*float64(i), 0.75)
+				from := a.pointIn(fixture.PointerSurface(), 0.15+0.1*float64(i), 0.2)
+				to := a.pointIn(fixture.PointerSurface(), 0.8-0.1*float64(i), 0.75)
 				err := a.c.PerformAt(ctx, a.op, from, wire.PointerAction{Kind: k.kind, Target: &to, DurationMs: k.duration})
 				what := fmt.Sprintf("engine/performAt %s from (%v, %v) to (%v, %v)", k.kind, from.X, from.Y, to.X, to.Y)
 				Expect(err).NotTo(HaveOccurred(), "%s: want null, got an error", what)
@@ -113,16 +113,16 @@ func pointerSpecs(s *suite) {
 	s.spec("swipe at a point inside the scroll container scrolls that container in the swipe's direction",
 		[]string{"PTR-004"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
-			a.stage(ctx, fixture.Pointer)
+			a.stage(ctx, fixture.Pointer())
 			for _, dir := range []string{wire.DirectionDown, wire.DirectionRight, wire.DirectionUp, wire.DirectionLeft} {
 				a.observe(ctx)
-				x0, y0 := a.offset(fixture.PointerScrollOffset)
-				pt := a.pointIn(fixture.PointerScrollBox, 0.5, 0.5)
+				x0, y0 := a.offset(fixture.PointerScrollOffset())
+				pt := a.pointIn(fixture.PointerScrollBox(), 0.5, 0.5)
 				err := a.c.PerformAt(ctx, a.op, pt, wire.PointerAction{Kind: wire.ActionSwipe, Direction: dir})
 				what := fmt.Sprintf("engine/performAt swipe %s at (%v, %v) inside the scroll box", dir, pt.X, pt.Y)
 				Expect(err).NotTo(HaveOccurred(), "%s: want null, got an error", what)
 				moved := func() bool {
-					x, y := a.offset(fixture.PointerScrollOffset)
+					x, y := a.offset(fixture.PointerScrollOffset())
 					switch dir {
 					case wire.DirectionDown:
 						return y > y0
@@ -134,7 +134,7 @@ func pointerSpecs(s *suite) {
 					return x < x0
 				}
 				a.await(ctx, moved)
-				x, y := a.offset(fixture.PointerScrollOffset)
+				x, y := a.offset(fixture.PointerScrollOffset())
 				Expect(moved()).To(BeTrue(), "%s: want the box's scroll offset to travel %s from (%v, %v) (D46: down and right grow it), got (%v, %v)", what, dir, x0, y0, x, y)
 			}
 		})
@@ -152,7 +152,7 @@ func pointerSpecs(s *suite) {
 					continue
 				}
 				tried++
-				a.stage(ctx, fixture.Pointer)
+				a.stage(ctx, fixture.Pointer())
 				before := actDigest(a.root())
 				pt, action := p.action(a)
 				err := a.c.PerformAt(ctx, a.op, pt, action)

@@ -61,7 +61,7 @@ func sessionSpecs(s *suite) {
 			e.fxNeed("to read the page back", wire.MethodObserve)
 			c, op, _ := e.inAttempt(ctx)
 			staged := false // some page of this spec was shown: the engine can stage the surface
-			for _, sc := range []fixture.Screen{fixture.PageA, fixture.PageB, fixture.Counter, fixture.PageA} {
+			for _, sc := range []fixture.Screen{fixture.PageA(), fixture.PageB(), fixture.Counter(), fixture.PageA()} {
 				u := sc.URL(e.FixtureURL)
 				e.fxOpen(ctx, c, op, u)
 				snap := fxObserve(ctx, c, op, "right after session/open of "+u)
@@ -97,16 +97,16 @@ func sessionSpecs(s *suite) {
 			c, op, _ := e.inAttempt(ctx)
 			err := c.Back(ctx, op)
 			Expect(err).NotTo(HaveOccurred(), "session/back with no history (first operation of a new attempt): want null, got %s", fxDescribeError(err))
-			e.fxStage(ctx, c, op, fixture.PageA, "")
-			e.fxStage(ctx, c, op, fixture.PageB, "")
+			e.fxStage(ctx, c, op, fixture.PageA(), "")
+			e.fxStage(ctx, c, op, fixture.PageB(), "")
 			err = c.Back(ctx, op)
 			Expect(err).NotTo(HaveOccurred(), "session/back after opening page A and then page B: want null, got %s", fxDescribeError(err))
-			snap, ok := fxEventually(ctx, c, op, 5*time.Second, "after session/back", func(s *wire.EngineSnapshot) bool { return fixture.PageA.Shown(&s.Root) })
+			snap, ok := fxEventually(ctx, c, op, 5*time.Second, "after session/back", func(s *wire.EngineSnapshot) bool { return fixture.PageA().Shown(&s.Root) })
 			got := "no marker"
 			if other, found := fixture.Identify(&snap.Root); found {
 				got = "the marker of " + other.Path
 			}
-			Expect(ok).To(BeTrue(), "after opening page A, then page B, then session/back: want page A (marker %q) within 5 s, got %s (location %q)", fixture.PageA.Marker, got, snap.Location)
+			Expect(ok).To(BeTrue(), "after opening page A, then page B, then session/back: want page A (marker %q) within 5 s, got %s (location %q)", fixture.PageA().Marker, got, snap.Location)
 		})
 
 	// Two observations after each of restart and reset (those listed) must
@@ -119,7 +119,7 @@ func sessionSpecs(s *suite) {
 				if !e.Manifest.Lists(m) {
 					continue
 				}
-				e.fxStage(ctx, c, op, fixture.PageA, "")
+				e.fxStage(ctx, c, op, fixture.PageA(), "")
 				var err error
 				if m == wire.MethodRestart {
 					err = c.Restart(ctx, op)
@@ -133,20 +133,20 @@ func sessionSpecs(s *suite) {
 						"observation %d after %s (no session/open since): want no location or about:blank, got location %q", i, m, snap.Location)
 				}
 			}
-			e.fxStage(ctx, c, op, fixture.PageA, "")
+			e.fxStage(ctx, c, op, fixture.PageA(), "")
 		})
 
 	s.spec("after session/reset the storage fixture's persisted value is gone",
 		[]string{"SESS-005"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			v := fxCanary("v5-")
-			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v)))
+			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage(), fixture.StoragePath(v)))
 			if !slices.Contains(got, v) {
 				Skip(notVerified + fmt.Sprintf("the storage fixture opened with the query %s=%s shows %v: it did not store the value, so there is nothing for session/reset to clear", fixture.StorageSetParam, v, got))
 			}
 			err := c.Reset(ctx, op)
 			Expect(err).NotTo(HaveOccurred(), "session/reset: want null, got %s", fxDescribeError(err))
-			got = fxStored(e.fxStage(ctx, c, op, fixture.Storage, ""))
+			got = fxStored(e.fxStage(ctx, c, op, fixture.Storage(), ""))
 			Expect(got).NotTo(ContainElement(v), "the storage fixture reopened after session/reset: want %q gone, got the stored values %v", v, got)
 		})
 
@@ -154,13 +154,13 @@ func sessionSpecs(s *suite) {
 		[]string{"SESS-006"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.inAttempt(ctx)
 			v := fxCanary("v6-")
-			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage, fixture.StoragePath(v)))
+			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage(), fixture.StoragePath(v)))
 			if !slices.Contains(got, v) {
 				Skip(notVerified + fmt.Sprintf("the storage fixture opened with the query %s=%s shows %v: it did not store the value, so there is nothing for session/restart to keep", fixture.StorageSetParam, v, got))
 			}
 			err := c.Restart(ctx, op)
 			Expect(err).NotTo(HaveOccurred(), "session/restart: want null, got %s", fxDescribeError(err))
-			got = fxStored(e.fxStage(ctx, c, op, fixture.Storage, ""))
+			got = fxStored(e.fxStage(ctx, c, op, fixture.Storage(), ""))
 			Expect(got).To(ContainElement(v), "the storage fixture reopened after session/restart: want %q still stored, got the stored values %v", v, got)
 		})
 }

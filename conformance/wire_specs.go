@@ -423,7 +423,7 @@ func wireClauseSpecs(s *suite) {
 			// server must write back in an observation.
 			if e.cfg.profile() == ProfileFull && e.Manifest.Lists(wire.MethodOpen) && e.Manifest.Lists(wire.MethodObserve) {
 				id := ss.id()
-				ss.write(id, wire.MethodOpen, ss.openParams(e.FixtureURL+fixture.Tree.Path, id, 30000))
+				ss.write(id, wire.MethodOpen, ss.openParams(e.FixtureURL+fixture.Tree().Path, id, 30000))
 				if rep, err := ss.await(ctx, id, 10*time.Second); err == nil && rep.f.Error() == nil {
 					for i := 0; i < 50; i++ {
 						id := ss.id()
