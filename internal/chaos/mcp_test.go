@@ -97,15 +97,7 @@ func (h *mcpHost) hangUp(bound time.Duration) run {
 	h.t.Helper()
 	h.in.Close()
 	go func() { _, _ = io.Copy(io.Discard, h.outR) }()
-	done := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(bound):
-		_ = h.cmd.Process.Kill()
-		<-done
-		h.t.Errorf("e2e-mcp did not exit within %v of stdin closing", bound)
-	}
+	awaitExit(h.t, h.cmd, bound, "e2e-mcp", "stdin closing")
 	return run{code: h.cmd.ProcessState.ExitCode(), out: h.stderrText(), peakKB: h.peak.peak()}
 }
 

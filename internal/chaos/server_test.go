@@ -240,17 +240,24 @@ func (p *serverProc) stderrText() string {
 func (p *serverProc) stop(bound time.Duration) run {
 	p.t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	awaitExit(p.t, p.cmd, bound, "the server", "SIGTERM")
+	<-p.copied
+	return run{code: p.cmd.ProcessState.ExitCode(), out: p.stderrText(), peakKB: p.peak.peak()}
+}
+
+// awaitExit waits up to bound for cmd to exit after what was done to it
+// (after), killing it and failing the test when it does not.
+func awaitExit(t *testing.T, cmd *exec.Cmd, bound time.Duration, name, after string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(bound):
-		_ = p.cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		<-done
-		p.t.Errorf("the server did not exit within %v of SIGTERM", bound)
+		t.Errorf("%s did not exit within %v of %s", name, bound, after)
 	}
-	<-p.copied
-	return run{code: p.cmd.ProcessState.ExitCode(), out: p.stderrText(), peakKB: p.peak.peak()}
 }
 
 // floodResult is what a client that never reads saw.
