@@ -157,6 +157,13 @@ type limitedBuffer struct {
 	max int
 }
 
+// text is what the buffer kept, clipped for a failure message.
+func (b *limitedBuffer) text() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return clip(b.b.String())
+}
+
 func (l *limitedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -86,9 +86,7 @@ func (h *mcpHost) recv() string {
 }
 
 func (h *mcpHost) stderrText() string {
-	h.stderr.mu.Lock()
-	defer h.stderr.mu.Unlock()
-	return clip(h.stderr.b.String())
+	return h.stderr.text()
 }
 
 // hangUp closes stdin (the client disconnects) and waits up to bound for

@@ -230,9 +230,7 @@ func (p *serverProc) status() procStatus {
 }
 
 func (p *serverProc) stderrText() string {
-	p.stderr.mu.Lock()
-	defer p.stderr.mu.Unlock()
-	return clip(p.stderr.b.String())
+	return p.stderr.text()
 }
 
 // stop sends SIGTERM and waits up to bound for the exit: its code and peak
