@@ -293,9 +293,10 @@ func (r *rawConn) readFrame(fr *scan.Reader) (*frame, error) {
 		switch {
 		case strings.EqualFold(fd.Name, "Content-Length"):
 		case strings.EqualFold(fd.Name, "Content-Type"):
-			// §1.1: "a receiver accepts utf-8 and utf8 in any letter case".
-			cs := strings.ToLower(strings.NewReplacer(" ", "", "\t", "", `"`, "").Replace(fd.Value))
-			if !strings.Contains(cs, "charset=utf-8") && !strings.Contains(cs, "charset=utf8") {
+			// §1.1: "a receiver accepts utf-8 and utf8 in any letter case";
+			// the charset is the media type's parameter of that name (a
+			// value merely containing "charset=utf-8" names none).
+			if cs, ok := scan.Charset(fd.Value); !ok || (cs != "utf-8" && cs != "utf8") {
 				r.violation("WIRE-002", "Content-Type %q does not name charset utf-8", fd.Value)
 			}
 		default:

@@ -72,6 +72,10 @@ var rawFaultCases = []struct{ name, wrote string }{
 	{"a non-ASCII field", "Content-Length: 2\r\nX-A: \xc3\xa9\r\n\r\n{}"},
 	{"content not JSON", "Content-Length: 3\r\n\r\n{x}"},
 	{"a batch", "Content-Length: 2\r\n\r\n[]"},
+	{"a Content-Type with charset UTF8", "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=UTF8\r\n\r\n{}"},
+	{"a Content-Type with a quoted charset", "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=\"utf-8\"\r\n\r\n{}"},
+	{"a Content-Type without charset", "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc\r\n\r\n{}"},
+	{"a Content-Type whose other parameter holds charset=utf-8", "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; xcharset=utf-8\r\n\r\n{}"},
 }
 
 // The raw reader's verdicts and texts for each way of breaking §1.1 are
