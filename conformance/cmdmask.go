@@ -28,14 +28,11 @@ func maskCommand(argv []string) []string {
 	out := make([]string, len(argv))
 	maskNext := false
 	for i, a := range argv {
-		switch {
-		case maskNext && !strings.HasPrefix(a, "-"):
-			out[i] = maskedValue
-			maskNext = false
+		if maskNext && !strings.HasPrefix(a, "-") {
+			out[i], maskNext = maskedValue, false
 			continue
-		default:
-			maskNext = false
 		}
+		maskNext = false
 		a = urlInArg.ReplaceAllStringFunc(a, maskURL)
 		if name, _, ok := strings.Cut(a, "="); ok && !strings.Contains(name, "://") && credentialName.MatchString(strings.TrimLeft(name, "-")) {
 			a = name + "=" + maskedValue

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -343,4 +344,22 @@ func failures(js []byte) string {
 		}
 	}
 	return clip(b.String())
+}
+
+// TestPeakIsTheChildsOwn: a child of a test process holding 300 MB reports
+// its own peak RSS, a few MB, not the parent's (getrusage's ru_maxrss on
+// Linux starts from the parent's resident set at the fork).
+func TestPeakIsTheChildsOwn(t *testing.T) {
+	ballast := make([]byte, 300<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1
+	}
+	r := runProc(t, context.Background(), t.TempDir(), "sleep", "0.3")
+	runtime.KeepAlive(ballast)
+	if r.code != 0 {
+		t.Fatalf("sleep exited %d: %s", r.code, r.out)
+	}
+	if r.peakKB <= 0 || r.peakKB > 64<<10 {
+		t.Errorf("the child's peak RSS is %d KB, want its own (above 0, at most 64 MB); the parent holds 300 MB", r.peakKB)
+	}
 }
