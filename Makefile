@@ -19,10 +19,11 @@ FUZZ_TARGETS := \
 
 .PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser dist chaos
 
-# Debian packages the reference web engine needs: Chromium (headless) and
+# Debian packages the reference web engine needs: Chromium, its headless
+# shell (what a headless engine launches when it is there) and
 # ffmpeg (VP8 WebM video). Installed with apt when missing (as root, or
 # through sudo).
-APT_PKGS := chromium ffmpeg
+APT_PKGS := chromium chromium-headless-shell ffmpeg
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
@@ -35,11 +36,12 @@ browser:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
+	command -v chromium-headless-shell >/dev/null 2>&1 || missing="$$missing chromium-headless-shell"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing with apt"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
 	fi
-	@chromium --version; ffmpeg -version | head -1
+	@chromium --version; chromium-headless-shell --version; ffmpeg -version | head -1
 
 vet:
 	$(GO) vet $(PKGS)

@@ -146,6 +146,9 @@ func (e *Engine) chromiumDir() (*chromium.Dir, error) {
 
 // checkExecutable resolves Chromium's path.
 func checkExecutable(o *Options) error {
+	if o.ExecutablePath == "" {
+		o.ExecutablePath = chromium.DefaultFor(o.Headed)
+	}
 	if _, err := os.Stat(o.ExecutablePath); err != nil {
 		p, lerr := exec.LookPath(o.ExecutablePath)
 		if lerr != nil {

@@ -30,7 +30,6 @@ const (
 
 // Defaults of the options.
 const (
-	DefaultChromium        = "/usr/bin/chromium"
 	DefaultWidth           = 1280
 	DefaultHeight          = 720
 	DefaultTestIDAttribute = "data-testid"
@@ -40,7 +39,9 @@ const (
 // (InitOptions) override them.
 type Options struct {
 	// ExecutablePath is Chromium's binary; "" means $E2E_CHROMIUM, else
-	// /usr/bin/chromium.
+	// the headless shell (/usr/bin/chromium-headless-shell) when it is
+	// installed and Headed is false, else /usr/bin/chromium
+	// (chromium.DefaultFor: web-engine decision 4, read in the package doc).
 	ExecutablePath string
 	// Headed shows the browser window.
 	Headed bool
@@ -92,9 +93,6 @@ type InitOptions struct {
 func (o Options) withDefaults() Options {
 	if o.ExecutablePath == "" {
 		o.ExecutablePath = os.Getenv("E2E_CHROMIUM")
-	}
-	if o.ExecutablePath == "" {
-		o.ExecutablePath = DefaultChromium
 	}
 	if o.Width <= 0 || o.Height <= 0 {
 		o.Width, o.Height = DefaultWidth, DefaultHeight

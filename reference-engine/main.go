@@ -33,7 +33,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet(Name, flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	listen := fl.String("listen", "", "serve TCP connections on `host:port` instead of stdin and stdout")
-	chromium := fl.String("chromium", "", "Chromium's binary (default $E2E_CHROMIUM, else /usr/bin/chromium)")
+	chromium := fl.String("chromium", "", "Chromium's binary (default $E2E_CHROMIUM, else /usr/bin/chromium-headless-shell when installed and not --headed, else /usr/bin/chromium)")
 	headed := fl.Bool("headed", false, "show the browser window")
 	noVideo := fl.Bool("no-video", false, "leave video recording out of the manifest")
 	cdpEndpoint := fl.String("cdp-endpoint", os.Getenv("E2E_CDP_ENDPOINT"), "attach to the remote browser (a pool) at `URL` (ws://, wss://, http:// or https://) instead of launching Chromium (default $E2E_CDP_ENDPOINT)")

@@ -11,13 +11,34 @@ package chromium
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// DefaultPath is Debian's Chromium.
+// DefaultPath is Debian's Chromium (package chromium).
 const DefaultPath = "/usr/bin/chromium"
+
+// HeadlessShellPath is Debian's Chromium headless shell (package
+// chromium-headless-shell, built from the same source and version as
+// chromium): the browser without its UI layer, headless only. It is what
+// Playwright launches for headless Chromium by default.
+const HeadlessShellPath = "/usr/bin/chromium-headless-shell"
+
+// DefaultFor returns the binary to launch when none is configured: the
+// headless shell when it is installed and the browser is not headed (it
+// starts in about a third of the time, 0.15 s against 0.46 s to a loaded
+// page here, and without the two chrome_crashpad_handler processes a full
+// Chromium starts outside its process group), else DefaultPath.
+func DefaultFor(headed bool) string {
+	if !headed {
+		if _, err := os.Stat(HeadlessShellPath); err == nil {
+			return HeadlessShellPath
+		}
+	}
+	return DefaultPath
+}
 
 // AllocatorOptions returns chromedp's default allocator options (headless,
 // a fresh profile directory, --no-sandbox as root) with path as the binary,
