@@ -1,4 +1,4 @@
-package webengine_test
+package webengine
 
 import (
 	"bytes"
@@ -193,8 +193,38 @@ func TestNoProcessOutlivesTheEngine(t *testing.T) {
 // does: the verdict must be conformant with nothing failed.
 func TestFullProfileIsConformant(t *testing.T) {
 	bin := build(t, "./cmd/e2e-web-engine", "./cmd/e2e-conform")
+	res, _ := fullProfile(t, bin, filepath.Join(bin, "e2e-web-engine"))
+	t.Logf("full profile: %d passed, %d not applicable, %d not verified", res.Counts[conformance.Passed], res.Counts[conformance.NotApplicable], res.Counts[conformance.NotVerified])
+}
+
+// TestFullProfileThroughAPoolIsConformant runs the full profile against
+// engines attached to a browser pool (a listening Chromium stands in for
+// it, its token in the endpoint's query): every engine the suite spawns
+// attaches to that one browser instead of launching its own. The verdict
+// must be conformant, the browser must still run and hold exactly what it
+// held before (no browser context or target of the engines left), and the
+// token must appear in no output or report.
+func TestFullProfileThroughAPoolIsConformant(t *testing.T) {
+	bin := build(t, "./cmd/e2e-web-engine", "./cmd/e2e-conform")
+	p := newPool(t)
+	targets, contexts := p.contents(t)
+	spawn := filepath.Join(bin, "e2e-web-engine") + " --cdp-endpoint " + p.WebSocketURL + "?token=" + poolToken
+	res, out := fullProfile(t, bin, spawn)
+	p.leavesNothing(t, targets, contexts)
+	if strings.Contains(out, poolToken) {
+		t.Errorf("the pool's token appears in e2e-conform's output")
+	}
+	t.Logf("full profile through a pool: %d passed, %d not applicable, %d not verified", res.Counts[conformance.Passed], res.Counts[conformance.NotApplicable], res.Counts[conformance.NotVerified])
+}
+
+// fullProfile runs e2e-conform --profile full --spawn spawn and fails t
+// unless the verdict is conformant with nothing failed; it returns the
+// result and the output with the JSON report appended (the token checks
+// read both).
+func fullProfile(t *testing.T, bin, spawn string) (conformance.Result, string) {
+	t.Helper()
 	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(filepath.Join(bin, "e2e-conform"), "--profile", "full", "--spawn", filepath.Join(bin, "e2e-web-engine"), "--json", report)
+	cmd := exec.Command(filepath.Join(bin, "e2e-conform"), "--profile", "full", "--spawn", spawn, "--json", report)
 	out, err := cmd.CombinedOutput()
 	data, rerr := os.ReadFile(report)
 	if rerr != nil {
@@ -211,5 +241,5 @@ func TestFullProfileIsConformant(t *testing.T) {
 		}
 		t.Fatalf("verdict %q (%v), %d failed\n%s", res.Verdict, err, res.Counts[conformance.Failed], tail)
 	}
-	t.Logf("full profile: %d passed, %d not applicable, %d not verified", res.Counts[conformance.Passed], res.Counts[conformance.NotApplicable], res.Counts[conformance.NotVerified])
+	return res, string(out) + string(data)
 }

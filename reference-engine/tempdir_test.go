@@ -1,4 +1,4 @@
-package webengine_test
+package webengine
 
 import (
 	"context"
