@@ -106,10 +106,13 @@ bench:
 # bench-node: the round trip of a no-op engine/observe from a Node
 # vscode-jsonrpc client (npm, scripts/bench-node) against the Go example
 # engine, the saboteur, a vscode-jsonrpc server and a raw frame echo, in
-# alternating rounds; prints each median and the ratios (issue 11).
+# alternating rounds; prints each median and the ratios (issue 11), once
+# unpinned and once with client and servers pinned to separate cores.
 bench-node: build
 	cd scripts/bench-node && npm install --silent --no-audit --no-fund && \
-		node bench.js go=../../$(BIN)/example-engine saboteur=../../$(BIN)/saboteur node="node server.js" raw="node echo.js"
+		node bench.js go=../../$(BIN)/example-engine saboteur=../../$(BIN)/saboteur node="node server.js" raw="node echo.js" && \
+		echo "pinned: client on CPU 0, servers on CPU 1 (as issue 11 measured)" && \
+		taskset -c 0 node bench.js --pin 1 go=../../$(BIN)/example-engine saboteur=../../$(BIN)/saboteur node="node server.js" raw="node echo.js"
 
 # conform: builds everything, installs Chromium and ffmpeg when missing, and
 # runs the conformance suite's full profile against the reference web engine,
