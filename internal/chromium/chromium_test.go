@@ -22,7 +22,15 @@ import (
 // directory the variable names, prints its path and waits to be killed.
 const helperEnv = "E2E_CHROMIUM_DIR_HELPER"
 
+// sleepEnv makes the test binary sleep, whatever its arguments: a stand-in
+// for a Chromium helper process.
+const sleepEnv = "E2E_CHROMIUM_SLEEP_HELPER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(sleepEnv) != "" {
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	}
 	if parent := os.Getenv(helperEnv); parent != "" {
 		d, err := NewDir(parent)
 		if err != nil {

@@ -212,22 +212,29 @@ func (in *Instance) Options() []chromedp.ExecAllocatorOption {
 	return opts
 }
 
-// Remove ends what is left of the instance's Chromium (helper processes
-// that outlived the main one and still name its profile: killed, and
-// reaped when they came back to this process as a subreaper) and removes
-// its directory. Call it once the Chromium's allocator is cancelled.
+// Remove ends what is left of the instance's Chromium and removes its
+// directory: the processes that outlived the main one and still name a
+// path inside the instance's directory among their arguments (helpers with
+// its profile, the crashpad handlers with their database in its crash
+// dumps directory) are killed, and reaped when they came back to this
+// process as a subreaper, as are the ones that had exited by themselves
+// (procs.ReapAdopted). Call it once the Chromium's allocator is cancelled.
 func (in *Instance) Remove() error {
-	killLeftovers(in.profile, time.Now().Add(leftoverWait))
+	killLeftovers(in.root, time.Now().Add(leftoverWait))
+	procs.ReapAdopted()
 	if err := os.RemoveAll(in.root); err != nil {
 		return fmt.Errorf("remove chromium instance directory: %w", err)
 	}
 	return nil
 }
 
-// killLeftovers kills the processes whose command line has
-// --user-data-dir=profile, until a pass finds none or deadline passes.
-func killLeftovers(profile string, deadline time.Time) {
-	want := "--user-data-dir=" + profile
+// killLeftovers kills the processes that have an argument naming a path
+// inside root (see namesPathIn), until a pass finds none or deadline
+// passes. Chromium's helpers carry --user-data-dir=<profile>; its two
+// crashpad handlers (started by a double fork with setsid: neither in the
+// browser's process tree nor in its group, nor in its session) carry only
+// --database=<crash dumps dir> and --metrics-dir, both inside root.
+func killLeftovers(root string, deadline time.Time) {
 	self := os.Getpid()
 	for {
 		var left []procs.Proc
@@ -235,11 +242,8 @@ func killLeftovers(profile string, deadline time.Time) {
 			if p.Pid == self || (p.Zombie() && p.PPid != self) {
 				continue
 			}
-			for _, a := range procs.Cmdline(p.Pid) {
-				if a == want {
-					left = append(left, p)
-					break
-				}
+			if namesPathIn(procs.Cmdline(p.Pid), root) {
+				left = append(left, p)
 			}
 		}
 		if len(left) == 0 || time.Now().After(deadline) {
@@ -247,4 +251,31 @@ func killLeftovers(profile string, deadline time.Time) {
 		}
 		procs.KillAndReap(left, deadline)
 	}
+}
+
+// namesPathIn reports whether one of args is, or has as its value (the
+// part after the first '=' of --name=value), root or a path below it. The
+// path is taken as it is written (made clean, not resolved): Chromium
+// passes on the absolute paths it was given.
+func namesPathIn(args []string, root string) bool {
+	root = filepath.Clean(root)
+	if !filepath.IsAbs(root) || root == string(filepath.Separator) {
+		return false
+	}
+	for _, a := range args {
+		p := a
+		if strings.HasPrefix(a, "-") {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				p = v
+			}
+		}
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

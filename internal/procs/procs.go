@@ -2,6 +2,9 @@
 // did not start itself but has to clean up: the descendants of a spawned
 // engine that left its process group (setsid) and came back to this
 // process as a child subreaper, and the helpers a Chromium leaves behind.
+// It reaps the adopted orphans that exit during the run (ReapAdopted), and
+// keeps the registry of the children a spawn transport started
+// (StartChild), which no sweep may reap.
 //
 // It works on Linux only, through /proc and PR_SET_CHILD_SUBREAPER. On
 // other systems List returns nothing, BecomeSubreaper reports

@@ -125,23 +125,41 @@ func KillAndReap(targets []Proc, deadline time.Time) int {
 		if !ok || p.Start != t.Start || p.PPid != self {
 			continue
 		}
-		reap(t.Pid, deadline)
+		reap(t, deadline)
 	}
 	return n
 }
 
-// reap waits for the child pid to exit and reaps it, until deadline.
-func reap(pid int, deadline time.Time) {
+// reap waits for the child t (pid and start time) to exit and reaps it,
+// until deadline. Through a pidfd (opened, then t's identity checked) it
+// can never reap another process that reused the pid after t was reaped
+// elsewhere (by a sweep of ReapAdopted, say).
+func reap(t Proc, deadline time.Time) {
 	var ws unix.WaitStatus
-	pidfd, err := unix.PidfdOpen(pid, 0)
-	usePidfd := err == nil
+	pidfd, err := openChild(t)
+	if err == nil && pidfd < 0 {
+		return // gone, or not (or no longer) our child
+	}
+	usePidfd := err == nil // poll on it
+	waitPidfd := usePidfd  // and waitid(P_PIDFD) on it
 	if usePidfd {
 		defer unix.Close(pidfd)
 	}
 	for {
-		wpid, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
-		if wpid == pid || (err != nil && err != unix.EINTR) {
-			return // reaped, or not (or no longer) our child
+		if waitPidfd {
+			exited, err := waitFd(pidfd)
+			if errors.Is(err, errNoPidfd) {
+				waitPidfd = false
+				continue
+			}
+			if exited || err != nil {
+				return // reaped, or reaped elsewhere
+			}
+		} else {
+			wpid, err := unix.Wait4(t.Pid, &ws, unix.WNOHANG, nil)
+			if wpid == t.Pid || (err != nil && err != unix.EINTR) {
+				return // reaped, or not (or no longer) our child
+			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {

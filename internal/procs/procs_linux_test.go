@@ -17,14 +17,18 @@ import (
 
 // helperEnv selects a helper mode of the re-executed test binary; markEnv
 // marks every process of a helper tree.
+// argEnv is a helper's argument.
 const (
 	helperEnv = "E2E_PROCS_HELPER"
 	markEnv   = "E2E_PROCS_MARK"
+	argEnv    = "E2E_PROCS_ARG"
 )
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
-		os.Exit(helper(mode))
+		// syscall.Exit, not os.Exit: a race-enabled binary's os.Exit
+		// sleeps a second (GORACE atexit_sleep_ms).
+		syscall.Exit(helper(mode))
 	}
 	os.Exit(m.Run())
 }
@@ -87,6 +91,8 @@ func helper(mode string) int {
 		}
 		n := EndChildren(time.Now().Add(5 * time.Second))
 		fmt.Printf("adopted %d, killed %d\n", adopted, n)
+	default:
+		return reapHelper(mode)
 	}
 	return 0
 }

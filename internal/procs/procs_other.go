@@ -4,6 +4,7 @@ package procs
 
 import (
 	"errors"
+	"os/exec"
 	"time"
 )
 
@@ -30,3 +31,14 @@ func KillAndReap(targets []Proc, deadline time.Time) int { return 0 }
 
 // EndChildren is Linux only: elsewhere it does nothing.
 func EndChildren(deadline time.Time) int { return 0 }
+
+// StartChild starts cmd; elsewhere than on Linux there is no registry to
+// keep (ReapAdopted reaps nothing).
+func StartChild(cmd *exec.Cmd) error { return cmd.Start() }
+
+// ChildWaited is Linux only: elsewhere it does nothing.
+func ChildWaited(pid int) {}
+
+// ReapAdopted is Linux only: elsewhere no orphan comes back to this
+// process, and it reaps nothing.
+func ReapAdopted() int { return 0 }

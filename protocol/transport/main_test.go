@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 
 	"github.com/e2e-conform/toolkit/protocol/transport"
 )
@@ -127,6 +128,77 @@ func runHelper(mode string, args []string) int {
 		fmt.Printf("%d\n", pid)
 		io.Copy(io.Discard, os.Stdin)
 		return 0
+	case "orphan-exits": // double-fork a grandchild orphaned in a session of its own that exits by itself; print its pid once it has
+		// args[0]: "leader" (the grandchild calls setsid) or "member" (the
+		// middle process does, then forks it, as Chromium does for its
+		// crashpad handlers).
+		self, _ := os.Executable()
+		cmd := exec.Command(self, args...)
+		cmd.Env = []string{helperEnv + "=orphan-middle"}
+		out, err := cmd.StdoutPipe()
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		// EOF once the middle process and the grandchild have exited.
+		b, _ := io.ReadAll(out)
+		if err := cmd.Wait(); err != nil {
+			fmt.Fprintln(os.Stderr, "middle:", err)
+			return 2
+		}
+		os.Stdout.Write(b)
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "orphan-middle": // start an orphan-grandchild whose stdin only this process holds, and exit
+		if args[0] == "member" {
+			if _, err := syscall.Setsid(); err != nil {
+				fmt.Println("setsid:", err)
+				return 2
+			}
+		}
+		self, _ := os.Executable()
+		cmd := exec.Command(self, args...)
+		cmd.Env = []string{helperEnv + "=orphan-grandchild"}
+		cmd.Stdout = os.Stdout
+		if _, err := cmd.StdinPipe(); err != nil {
+			fmt.Println(err)
+			return 2
+		}
+		if err := cmd.Start(); err != nil {
+			fmt.Println(err)
+			return 2
+		}
+		return 0
+	case "orphan-grandchild": // (setsid,) print the pid, exit at stdin EOF (once orphaned)
+		if args[0] == "leader" {
+			if _, err := syscall.Setsid(); err != nil {
+				fmt.Println("setsid:", err)
+				return 2
+			}
+		}
+		fmt.Println(os.Getpid())
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "setsid-exit3": // leave the session, print the session id, exit with status 3 at once
+		// A process group leader (Spawn makes the child one) cannot call
+		// setsid: join the parent's group first.
+		pgid, err := syscall.Getpgid(os.Getppid())
+		if err == nil {
+			err = syscall.Setpgid(0, pgid)
+		}
+		if err == nil {
+			_, err = syscall.Setsid()
+		}
+		if err != nil {
+			fmt.Println("setsid:", err)
+			return 2
+		}
+		sid, _ := unix.Getsid(0)
+		fmt.Println(sid)
+		return 3
 	case "env": // print the environment
 		for _, kv := range os.Environ() {
 			fmt.Println(kv)

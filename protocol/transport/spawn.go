@@ -131,11 +131,22 @@ type SpawnConn interface {
 // the child: a process orphaned before Close began that left the group
 // (a double fork with setsid), or descendants of a child that exited by
 // itself and had left its group. Such orphans are this process's children
-// (it is a subreaper): a program ends them at exit, as e2e-conform and
-// e2e-mcp do (they kill and reap every remaining descendant). The child's
-// exit status, even a signal, is not an error of Close (which fails only
-// when the child could not be signalled or waited for): read it with
-// [SpawnConn.Wait].
+// (it is a subreaper): a program ends those still running at exit, as
+// e2e-conform and e2e-mcp do (they kill and reap every remaining
+// descendant). Those that exit by themselves are reaped during the run,
+// not left as zombies: at the end of every Close, every exited child
+// outside this process's session that no Spawn transport started; and, on
+// every SIGCHLD while a child of a Spawn transport runs, those that do not
+// lead their session (the grandchildren of a double fork with setsid in
+// the middle, such as Chromium's crashpad handlers, which cannot be this
+// process's own children). A child's exit status is never lost to these
+// sweeps, even when the child called setsid. Their limit, for a program
+// that also starts processes of its own: a child it started through
+// os/exec in a session of its own (SysProcAttr.Setsid, or setsid called by
+// the child) and has not waited for yet looks adopted to the sweep at
+// Close, and its Wait can then fail (ECHILD). The child's exit status, even a signal, is
+// not an error of Close (which fails only when the child could not be
+// signalled or waited for): read it with [SpawnConn.Wait].
 //
 // Spawn is supported on Linux only; elsewhere Open fails. (The subreaper
 // is Linux-only too: on another system an orphan that left its process

@@ -136,7 +136,9 @@ func (c *spawnConn) wait(started chan<- error) {
 	defer c.wg.Done()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := c.cmd.Start(); err != nil {
+	// Registered as ours: a sweep of adopted orphans (procs.ReapAdopted)
+	// never reaps it, even if it calls setsid and exits at once.
+	if err := procs.StartChild(c.cmd); err != nil {
 		started <- err
 		return
 	}
@@ -157,6 +159,7 @@ func (c *spawnConn) wait(started chan<- error) {
 	state, err := c.cmd.Process.Wait()
 	c.reaped = true
 	c.sigMu.Unlock()
+	procs.ChildWaited(pid)
 
 	c.state, c.waitErr = state, err
 	close(c.exited)
@@ -290,6 +293,11 @@ func (c *spawnConn) close(timeout time.Duration) error {
 		deadline = least
 	}
 	c.endDescendants(deadline)
+	// What no Close can attribute to its child: orphans of a double fork
+	// with setsid (adopted at once, never in the child's tree or group)
+	// that have exited meanwhile. Reaped here, by any Close, or they would
+	// stay zombies until the program ends.
+	procs.ReapAdopted()
 
 	// The group is gone: stdout and stderr end, unless a process that left
 	// the group holds them.
