@@ -31,17 +31,23 @@ all: build
 build:
 	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/... ./fixtures/...
 
-# browser: install Chromium and ffmpeg when they are missing.
+# browser: install Chromium and ffmpeg when they are missing, and
+# Chromium's headless shell when the system's packages offer it (without it
+# the web engine launches /usr/bin/chromium).
 browser:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
-	command -v chromium-headless-shell >/dev/null 2>&1 || missing="$$missing chromium-headless-shell"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing with apt"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends$$missing >/dev/null; \
 	fi
-	@chromium --version; chromium-headless-shell --version; ffmpeg -version | head -1
+	@command -v chromium-headless-shell >/dev/null 2>&1 || { \
+		echo "installing chromium-headless-shell with apt"; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium-headless-shell >/dev/null 2>&1 || \
+		{ $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium-headless-shell >/dev/null 2>&1; } || \
+		echo "chromium-headless-shell is not available: the web engine launches /usr/bin/chromium"; }
+	@chromium --version; chromium-headless-shell --version 2>/dev/null || true; ffmpeg -version | head -1
 
 vet:
 	$(GO) vet $(PKGS)
