@@ -96,6 +96,10 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// the first is held, the other answered at once, so the fill ends.
 	"secret-pair": {profile: "full", only: "S2C,ERR-007",
 		want: map[string][]conformance.Status{"S2C-005": passed, "S2C-006": passed, "S2C-007": passed, "S2C-008": passed, "ERR-007": passed}},
+	// Only true states reported (§5.5: absent reads as false): an
+	// unchecked box without states.checked is unchecked.
+	"false-states-omitted": {profile: "full", only: "ACT-006,OBS-007,LOC-004",
+		want: map[string][]conformance.Status{"ACT-006": passed, "OBS-007": passed, "LOC-004": passed}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
