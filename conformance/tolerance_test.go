@@ -103,6 +103,10 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// Files set in another order than given (no sentence fixes one).
 	"files-reversed": {profile: "full", only: "ACT-011",
 		want: map[string][]conformance.Status{"ACT-011": passed}},
+	// Every key refused: nothing delivered, so nothing was seen (was:
+	// passed).
+	"keys-refused": {profile: "full", only: "ACT-005,KEY-004",
+		want: map[string][]conformance.Status{"ACT-005": notVerified, "KEY-004": notVerified}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
