@@ -18,9 +18,9 @@ import (
 func performTextSpecs(s *suite) {
 	// "Whatever it held before": the second fill goes into an input that
 	// holds the first value. clear then empties an input holding the last
-	// fill's value; when fill is not listed, clear is checked on the
-	// input's initial content only. An empty input may report value "" or
-	// (leniently) no value.
+	// fill's value; when fill is not listed, the input holds nothing to
+	// clear and clear is not verified. An empty input may report value ""
+	// or (leniently) no value.
 	s.spec("fill leaves the input's observed value equal to the given value, whatever it held before; clear leaves it empty",
 		[]string{"ACT-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
@@ -45,6 +45,9 @@ func performTextSpecs(s *suite) {
 				a.await(ctx, func() bool { got, _ := a.value(fixture.FormName()); return got == "" })
 				got, _ := a.value(fixture.FormName())
 				Expect(got).To(BeEmpty(), "clear of the Name input that held %q: want it empty, got the value %q", held, got)
+				if held == "" {
+					skipNotVerified("clear: the Name input was already empty (fill is not listed to give it content), so an empty input after clear shows nothing")
+				}
 			}
 		})
 
