@@ -146,7 +146,12 @@ func TestErrorsNeverQuoteTheFile(t *testing.T) {
 		{"not utf-8", "{\"targets\":[],\n\"output\":\"" + s + "\xff\"}", mcperr.ConfigLoadFailed, "not UTF-8 at line 2, column 19"},
 		{"pattern", `{"targets":[{"name":"` + s + ` !","engine":{"builtin":"web"}}]}`, mcperr.InvalidConfig, `/targets/0/name: does not match pattern`},
 		{"unknown member", `{"targets":[],"` + s + `":"` + s + `"}`, mcperr.InvalidConfig, "(root): 1 member the schema does not allow here"},
-		{"secret name", `{"targets":[],"secrets":{"9` + s + `":{"env":"X"}}}`, mcperr.InvalidConfig, "/secrets: a member name the schema does not allow here"},
+		// No sibling member beside secrets: santhosh-tekuri/jsonschema
+		// v6.0.3 stores its shared location slice in an error without a
+		// copy (validator.go, verr.InstanceLocation = vd.vloc), so with
+		// "targets" validated too the propertyNames error is located at
+		// /targets about one run in seven (closing note, 2026-12-02).
+		{"secret name", `{"secrets":{"9` + s + `":{"env":"X"}}}`, mcperr.InvalidConfig, "/secrets: a member name the schema does not allow here"},
 		{"env pattern", `{"targets":[],"secrets":{"a":{"env":"` + s + `-x"}}}`, mcperr.InvalidConfig, "/secrets/a/env: does not match pattern"},
 		{"type", `{"targets":"` + s + `"}`, mcperr.InvalidConfig, "/targets: got string, want array"},
 		{"enum", `{"targets":[],"secrets":{"a":{"env":"X","purpose":"` + s + `"}}}`, mcperr.InvalidConfig, "/secrets/a/purpose: value must be one of"},
