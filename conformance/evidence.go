@@ -27,13 +27,26 @@ func (ev Evidence) add(id, what string, n int) {
 	m[what] += n
 }
 
-// total is the number of observations recorded for id.
+// frameFloor is the evidence every frame read from the server while a spec
+// runs gives each of the spec's requirements: the floor of evidence (a spec
+// that read nothing from the server cannot have checked it), never evidence
+// of what a particular check needs to see.
+const frameFloor = "frame received from the server"
+
+// total is the number of observations recorded for id, the frame floor
+// included.
 func (ev Evidence) total(id string) int {
 	n := 0
 	for _, c := range ev[id] {
 		n += c
 	}
 	return n
+}
+
+// checked is the number of observations recorded for id beyond the frame
+// floor: what a check that depends on something happening needs.
+func (ev Evidence) checked(id string) int {
+	return ev.total(id) - ev[id][frameFloor]
 }
 
 // merge adds every count of o.
@@ -82,14 +95,16 @@ func (e *runEnv) observed(id, what string) {
 func (e *runEnv) runObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.runEvidence.total(id)
+	return e.runEvidence.checked(id)
 }
 
-// specObserved returns how many observations the running spec made for id.
+// specObserved returns how many observations the running spec made for id,
+// the frames it merely read (frameFloor) not counted: a check that needed
+// to see something must have recorded it with observed.
 func (e *runEnv) specObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.specEvidence.total(id)
+	return e.specEvidence.checked(id)
 }
 
 // specObservedWhat returns how many observations of what the running spec
@@ -153,7 +168,7 @@ func (e *runEnv) frameReceived() {
 		return
 	}
 	for _, id := range e.specIDs {
-		e.specEvidence.add(id, "frame received from the server", 1)
+		e.specEvidence.add(id, frameFloor, 1)
 	}
 }
 
@@ -177,14 +192,13 @@ func (e *runEnv) adoptRunEvidence(id string) {
 	}
 	// The run's record already holds what this spec observed (the
 	// workload ran inside it): replace, keeping the spec's own frame count.
-	const frames = "frame received from the server"
-	own := e.specEvidence[id][frames]
+	own := e.specEvidence[id][frameFloor]
 	m := map[string]int{}
 	for what, n := range e.runEvidence[id] {
 		m[what] = n
 	}
 	if own > 0 {
-		m[frames] = own
+		m[frameFloor] = own
 	}
 	e.specEvidence[id] = m
 }

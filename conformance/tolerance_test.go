@@ -111,6 +111,13 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// verified (was: passed on an input that was empty before).
 	"no-fill": {profile: "full", only: "ACT-003",
 		want: map[string][]conformance.Status{"ACT-003": notVerified}},
+	// No notification at all (§6.1–§6.5 oblige none): S2C-003, which
+	// judges what those messages carry, saw nothing and is not verified
+	// (was: passed on the frames the spec read, responses only). S2C-001
+	// still reads the attempt/resolveSecret requests, and S2C-002 the
+	// absence of attempt/screen in a screens: false attempt.
+	"silent": {profile: "full", only: "S2C-001,S2C-002,S2C-003",
+		want: map[string][]conformance.Status{"S2C-001": passed, "S2C-002": passed, "S2C-003": notVerified}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
