@@ -17,17 +17,22 @@ import (
 // read in the order the server wrote them, so the window is exact: an
 // attempt opens when the suite writes its startAttempt (before the bytes
 // leave) and closes when the suite reads a successful endAttempt
-// response. It is lenient where the spec leaves room: a startAttempt
-// answered with an error closes only its own attempt, an endAttempt
-// answered with an error closes nothing.
+// response. A startAttempt answered with an error closes nothing: the
+// attempt is open "from its receipt until the lifecycle/endAttempt
+// response" and "lifecycle/endAttempt still follows" a failure (§4.4,
+// §7.4). An endAttempt answered with an error closes nothing either.
 type attemptWindow struct {
-	mu     sync.Mutex
-	open   map[string]int    // attemptId -> startAttempt requests written and not refused
-	starts map[string]string // pending startAttempt request id -> attemptId
-	ends   map[string]bool   // pending endAttempt request ids
+	mu   sync.Mutex
+	open map[string]bool // attemptIds whose startAttempt was written since the last successful endAttempt
+	ends map[string]bool // pending endAttempt request ids
+	// unbounded: more attempts were started than the window remembers, so
+	// it admits every attempt until the next successful endAttempt (a
+	// window that forgot an attempt must not fail its messages).
+	unbounded bool
 }
 
-// attemptWindowBound bounds the pending requests a window remembers.
+// attemptWindowBound bounds the attempts and pending requests a window
+// remembers.
 const attemptWindowBound = 1024
 
 // sent files a message the suite writes on the connection.
@@ -50,14 +55,14 @@ func (w *attemptWindow) sent(content []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.open == nil {
-		w.open, w.starts, w.ends = map[string]int{}, map[string]string{}, map[string]bool{}
+		w.open, w.ends = map[string]bool{}, map[string]bool{}
 	}
 	switch m.Method {
 	case wire.MethodStartAttempt:
-		id, _ := m.Params.AttemptID.(string)
-		if len(w.starts) < attemptWindowBound {
-			w.open[id]++
-			w.starts[string(m.ID)] = id
+		if id, _ := m.Params.AttemptID.(string); len(w.open) < attemptWindowBound {
+			w.open[id] = true
+		} else {
+			w.unbounded = true
 		}
 	case wire.MethodEndAttempt:
 		if len(w.ends) < attemptWindowBound {
@@ -69,21 +74,13 @@ func (w *attemptWindow) sent(content []byte) {
 // response files a response read on the connection.
 func (w *attemptWindow) response(f *frame) {
 	id := f.ID()
-	failed := f.Msg["error"] != nil
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if a, ok := w.starts[id]; ok {
-		delete(w.starts, id)
-		if failed {
-			if w.open[a]--; w.open[a] <= 0 {
-				delete(w.open, a)
-			}
-		}
-	}
 	if w.ends[id] {
 		delete(w.ends, id)
-		if !failed {
+		if f.Msg["error"] == nil {
 			clear(w.open)
+			w.unbounded = false
 		}
 	}
 }
@@ -92,7 +89,7 @@ func (w *attemptWindow) response(f *frame) {
 func (w *attemptWindow) admits(attemptID string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.open[attemptID] > 0
+	return w.open[attemptID] || w.unbounded
 }
 
 // checkAttemptWindow files f, read on mc's connection, against the

@@ -40,6 +40,7 @@ func messageSpecs(s *suite) {
 						AttemptID string `json:"attemptId"`
 					}
 					_ = json.Unmarshal(m.f.Msg["params"], &p)
+					e.observed("S2C-001", "attempt/* message of the scenario checked against its attempt")
 					switch {
 					case m.open == "":
 						bad = append(bad, fmt.Sprintf("%s for %q outside any attempt (before startAttempt was written or after the endAttempt response)", m.f.Method(), p.AttemptID))
@@ -49,6 +50,7 @@ func messageSpecs(s *suite) {
 				}
 			}
 			Expect(bad).To(BeEmpty(), "attempt/* messages outside their attempt: %s", strings.Join(bad, "; "))
+			e.requireEvidence("S2C-001", "the engine sent no attempt/* message in the scenario's two attempts (init, startAttempt, session/open of the form screen, engine/observe, the secret fill, endAttempt)")
 		})
 
 	s.spec("attempt/screen is sent only in attempts started with screens: true, and carries a valid EngineSnapshot",

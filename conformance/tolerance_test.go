@@ -118,6 +118,11 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// absence of attempt/screen in a screens: false attempt.
 	"silent": {profile: "full", only: "S2C-001,S2C-002,S2C-003",
 		want: map[string][]conformance.Status{"S2C-001": passed, "S2C-002": passed, "S2C-003": notVerified}},
+	// A log line for an attempt whose startAttempt failed, before its
+	// endAttempt (§4.4, §7.4: the attempt is open until the endAttempt
+	// response). Was: S2C-001 failed, the window closed at the error.
+	"log-after-failed-start": {profile: "full", only: "LIFE,S2C-001,S2C-003",
+		want: map[string][]conformance.Status{"S2C-001": passed, "S2C-003": passed, "LIFE-013": passed}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
