@@ -423,6 +423,31 @@ func (s *pipelinedConn) endAttempt(ctx context.Context) {
 	expectResult(s.call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`), "lifecycle/endAttempt")
 }
 
+// closeWorker closes the connection as the client's Close procedure does
+// (§2.9): endAttempt when an attempt is open, dispose when listed,
+// shutdown, exit. A socket server MAY serve every connection from one
+// engine (§2.8), so a spec that opens a new connection to check what a
+// fresh one gets closes the connections before it first: an engine still
+// initialized on another connection may refuse a second init.
+//
+// What endAttempt and dispose answer is not judged here (their errors are
+// any, §4.6, §4.7; a second dispose is not the spec's business); each is
+// only waited for, as the client waits before shutdown.
+func (s *pipelinedConn) closeWorker(ctx context.Context, what string) {
+	if s.open != "" && s.e.Manifest.Lists(wire.MethodEndAttempt) {
+		id := s.id()
+		s.endID = id
+		s.call(ctx, id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+	}
+	if s.e.Manifest.Lists(wire.MethodDispose) {
+		id := s.id()
+		s.call(ctx, id, wire.MethodDispose, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+	}
+	s.call(ctx, s.id(), wire.MethodShutdown, "")
+	_ = s.r.Notify(wire.MethodExit, "")
+	_ = s.r.Close(5 * time.Second)
+}
+
 // openSlow writes session/open of the slow page (request id, signal sig),
 // then a request for an unknown method, and reads until one of them is
 // answered, for at most abortBound. It returns when session/open was

@@ -399,6 +399,12 @@ func signalSpecs(s *suite) {
 				expectResult(s1.init(ctx), "lifecycle/init")
 				expectResult(s1.call(ctx, s1.id(), wire.MethodDispose, `{"signal":{"id":900},"timeoutMs":5000}`), "lifecycle/dispose")
 				baseline = initOutcome(s1.init(ctx))
+				if e.Transport == "socket" {
+					// A socket server MAY serve every connection from one
+					// engine (§2.8): the second connection starts from an
+					// engine no other connection holds initialized.
+					s1.closeWorker(ctx, "the baseline connection")
+				}
 			}
 			s2 := e.openPipelined(ctx)
 			if lists {
@@ -420,6 +426,7 @@ func signalSpecs(s *suite) {
 			s2.probe(ctx, "after the $/abort of a kept reuseSignal")
 			s2.noStray("$/abort of a kept reuseSignal")
 			if e.Transport == "socket" {
+				s2.closeWorker(ctx, "the connection whose reuseSignal was aborted")
 				s3 := e.openPipelined(ctx)
 				if lists {
 					Expect(string(expectResult(s3.init(ctx), "lifecycle/init on a new connection after the $/abort of a reuseSignal"))).To(Equal("null"))
