@@ -118,3 +118,49 @@ func (e *runEnv) checkAttemptWindow(f *frame, mc msgCtx) {
 		e.violationIn(mc, "S2C-001", "%s for attempt %q arrived when no attempt of that id was open on the connection (before its startAttempt was written, after a successful endAttempt response was read, or an attempt the suite never started)", method, id)
 	}
 }
+
+// serverRequests is one connection's pending server requests, for S2C-004
+// ("The only request the server sends is attempt/resolveSecret, with valid
+// params and an id unique among its pending requests"): a request id is
+// pending from the moment the suite reads the request until it writes the
+// response with that id.
+type serverRequests struct {
+	mu      sync.Mutex
+	pending map[string]bool // ids read and not yet answered, compact JSON
+}
+
+// serverRequestsBound bounds the ids a connection remembers; past it new
+// ids are not remembered (and never reported as reused).
+const serverRequestsBound = 1024
+
+// read files the request id read and reports whether it was already
+// pending.
+func (r *serverRequests) read(id string) (reused bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending[id] {
+		return true
+	}
+	if r.pending == nil {
+		r.pending = map[string]bool{}
+	}
+	if len(r.pending) < serverRequestsBound {
+		r.pending[id] = true
+	}
+	return false
+}
+
+// sent files a message the suite writes: a response ends its request.
+func (r *serverRequests) sent(content []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.pending) == 0 || bytes.Contains(content, []byte(`"method"`)) {
+		return
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(content, &m) == nil && len(m.ID) > 0 {
+		delete(r.pending, compactJSON(m.ID))
+	}
+}

@@ -81,3 +81,27 @@ func (s step) apply(t *testing.T, w *attemptWindow) {
 	}
 	w.response(f)
 }
+
+// S2C-004's id clause: a server request id is pending from its read until
+// the suite writes the response with that id; reading it again meanwhile
+// is a reuse, after the answer it is not.
+func TestServerRequestIDs(t *testing.T) {
+	var r serverRequests
+	if r.read("7") {
+		t.Fatal("a first id was reported reused")
+	}
+	if !r.read("7") {
+		t.Error("an id read again while pending was not reported reused")
+	}
+	if r.read(`"7"`) {
+		t.Error(`the string id "7" was taken for the number 7`)
+	}
+	r.sent([]byte(`{"jsonrpc":"2.0","id":7,"method":"engine/observe","params":{}}`))
+	if !r.read("7") {
+		t.Error("a request the suite wrote with the same id answered the server's request")
+	}
+	r.sent([]byte(`{"jsonrpc":"2.0","id":7,"result":{"value":"x"}}`))
+	if r.read("7") {
+		t.Error("an id reused after the suite answered it was reported reused")
+	}
+}

@@ -456,7 +456,7 @@ func (e *runEnv) Open(ctx context.Context, role string) (*client.Conn, *notifica
 			e.recordFrame(conn, dir, content)
 			if dir == rpc.Sent {
 				pending.sent(content, now)
-				conn.attempts.sent(content)
+				conn.suiteWrote(content)
 				conn.sentMaybeStart(content)
 			}
 			if dir == rpc.Received {

@@ -370,7 +370,7 @@ func (r *rawConn) Write(b []byte) error {
 	contents, ok := splitFrames(b)
 	for _, c := range contents {
 		r.track(c)
-		r.conn.attempts.sent(c)
+		r.conn.suiteWrote(c)
 	}
 	if !ok {
 		r.mu.Lock()
@@ -437,7 +437,7 @@ func framed(content string) []byte {
 func (r *rawConn) Send(content string) error {
 	r.env.recordFrame(r.conn, rpc.Sent, []byte(content))
 	r.track([]byte(content))
-	r.conn.attempts.sent([]byte(content))
+	r.conn.suiteWrote([]byte(content))
 	return r.write(framed(content))
 }
 

@@ -197,6 +197,12 @@ func (c *runChecker) checkServerMessage(f *frame, mc msgCtx) {
 	switch method {
 	case wire.MethodResolveSecret:
 		c.markSent("attempt/resolveSecret")
+		if id, ok := f.Msg["id"]; ok && mc.conn != nil {
+			c.run.observed("S2C-004", "attempt/resolveSecret id checked against the pending ones")
+			if mc.conn.requests.read(compactJSON(id)) {
+				c.violationIn(mc, "S2C-004", "attempt/resolveSecret reused the id %s of a request still pending (the suite had not answered it)", clip(string(id)))
+			}
+		}
 		var p struct {
 			AttemptID  any             `json:"attemptId"`
 			Derivation json.RawMessage `json:"derivation"`

@@ -72,7 +72,8 @@ type connInfo struct {
 	recent []string // the last frames, labelled and bounded
 	last   string   // the request the suite sent last on it, as "method (id N)"
 
-	attempts attemptWindow // its open attempts (S2C-001)
+	attempts attemptWindow  // its open attempts (S2C-001)
+	requests serverRequests // the server's requests the suite has not answered (S2C-004)
 
 	// secretAsks counts the attempt/resolveSecret requests read per
 	// attempt id (at most secretAskKeys ids; others count under "");
@@ -80,6 +81,13 @@ type connInfo struct {
 	// since the suite last wrote a startAttempt (maxSecretRequests).
 	secretAsks    map[string]int
 	secretAnswers int
+}
+
+// suiteWrote files a message the suite writes on the connection with the
+// run-wide checks that follow the connection's state.
+func (c *connInfo) suiteWrote(content []byte) {
+	c.attempts.sent(content)
+	c.requests.sent(content)
 }
 
 // secretAskKeys bounds the attempt ids a connection counts requests for.
