@@ -258,7 +258,7 @@ func signalSpecs(s *suite) {
 	s.spec("a $/abort for an id the server never saw gets no response and disturbs nothing",
 		[]string{"SIG-007"}, func(ctx context.Context, e *runEnv) {
 			ss := e.openPipelined(ctx)
-			if e.Manifest.Lists(wire.MethodObserve) {
+			if e.Manifest.Lists(wire.MethodObserve) || e.Manifest.Lists(wire.MethodOpen) {
 				ss.attempt(ctx, false)
 			}
 			// Ids this connection never carried: an integer, a string, and
@@ -273,6 +273,32 @@ func signalSpecs(s *suite) {
 				id := ss.id()
 				f := ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation("990001", 30000)+`}`)
 				expectResult(f, "engine/observe carrying the signal id of an earlier $/abort for an unknown id")
+			}
+			if e.Manifest.Lists(wire.MethodOpen) {
+				// With a request in flight: a $/abort for the string form
+				// of its integer signal id, and one for an integer never
+				// seen, must leave it running (a server that compares ids
+				// as text, or aborts whatever is in flight, does not).
+				open := ss.id()
+				if _, inFlight := ss.openSlow(ctx, open, open, 30000); !inFlight {
+					AddReportEntry("note", "session/open of the slow page was answered at once: the unknown-id aborts with a request in flight were not sent")
+				} else {
+					ss.abort(`"`+open+`"`, "")
+					ss.abort("990003", "")
+					if rep, err := ss.await(ctx, open, abortBound); err == nil {
+						if eo := rep.f.Error(); eo != nil && dataOf(eo).Type == "engine" && dataOf(eo).Code == "CANCELLED" {
+							failf("session/open of the slow page (signal id %s, an integer) answered CANCELLED after $/abort for the string %q and the integer 990003, ids the server never saw: want it left in flight", open, open)
+						}
+						// A refusal of the page, or a result: not the abort's
+						// doing, and nothing shown either way.
+						AddReportEntry("note", "session/open of the slow page was answered within 2000 ms of the unknown-id aborts without CANCELLED: the in-flight case shows nothing")
+					} else {
+						Expect(ctx.Err()).NotTo(HaveOccurred(), "the spec's budget ran out")
+						e.observed("SIG-007", "request in flight undisturbed by $/abort for unknown ids")
+						// Its own $/abort still applies (SIG-004 judges how).
+						ss.answeredWithin(ctx, open, ss.abort(open, ""), abortBound, "session/open of the slow page after its own $/abort")
+					}
+				}
 			}
 			ss.probe(ctx, "at the end")
 			ss.noStray("$/abort for ids the server never saw")
