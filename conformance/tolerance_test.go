@@ -128,6 +128,10 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// SIG-011 failed, their first connection still held the engine.
 	"shared-engine-init": {socket: true, profile: "full", only: "LIFE-009,SIG-011",
 		want: map[string][]conformance.Status{"LIFE-009": passed, "SIG-011": passed}},
+	// mediaType beside path: the path branch of ScreenshotResult is not
+	// closed (its schema forbids only data). Was: ART-001 failed.
+	"screenshot-path-with-mediatype": {profile: "full", only: "ART-001,WIRE-013",
+		want: map[string][]conformance.Status{"ART-001": passed, "WIRE-013": passed}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
