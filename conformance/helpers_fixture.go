@@ -236,6 +236,11 @@ func fxLevel(n int64) func(*wire.SemanticQuery) {
 	return func(q *wire.SemanticQuery) { q.Level = wire.Int(n) }
 }
 
+// fxStateFilter filters a role query by states.
+func fxStateFilter(st wire.QueryStates) func(*wire.SemanticQuery) {
+	return func(q *wire.SemanticQuery) { q.States = &st }
+}
+
 func fxPressed(v bool) func(*wire.SemanticQuery) {
 	return func(q *wire.SemanticQuery) { q.States = &wire.QueryStates{Pressed: wire.Bool(v)} }
 }

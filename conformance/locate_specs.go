@@ -173,6 +173,23 @@ func locateSpecs(s *suite) {
 				{what: "role button named \"Visibility button\" (its hidden twin never matches)", expr: fxRole("button", fxNamed(fxExact("Visibility button"))), want: []string{fixture.TreeShownButton().TestID}},
 				{what: "role textbox named \"Visibility field\"", expr: fxRole("textbox", fxNamed(fxExact("Visibility field"))), want: []string{fixture.TreeShownField().TestID}},
 			})
+			// The other states a role query filters by: disabled on the
+			// counter screen, checked on the form screen (absent reads as
+			// false there too).
+			tap, disabled := fixture.CounterTap().TestID, fixture.CounterDisabled().TestID
+			e.fxLocateCases(ctx, fixture.Counter(), []fxCase{
+				{what: "role button disabled: true", expr: fxRole("button", fxStateFilter(wire.QueryStates{Disabled: wire.Bool(true)})), want: []string{disabled}},
+				{what: "role button named \"Tap\" disabled: true", expr: fxRole("button", fxNamed(fxExact("Tap")), fxStateFilter(wire.QueryStates{Disabled: wire.Bool(true)})), want: nil},
+				{what: "role button named \"Disabled\" disabled: false", expr: fxRole("button", fxNamed(fxExact("Disabled")), fxStateFilter(wire.QueryStates{Disabled: wire.Bool(false)})), want: nil},
+				{what: "role button named \"Tap\" disabled: false", expr: fxRole("button", fxNamed(fxExact("Tap")), fxStateFilter(wire.QueryStates{Disabled: wire.Bool(false)})), want: []string{tap}},
+			})
+			box := fixture.FormSubscribe().TestID
+			e.fxLocateCases(ctx, fixture.Form(), []fxCase{
+				{what: "role checkbox checked: true (the box is unchecked)", expr: fxRole("checkbox", fxStateFilter(wire.QueryStates{Checked: wire.Bool(true)})), want: nil},
+				{what: "role checkbox checked: false", expr: fxRole("checkbox", fxStateFilter(wire.QueryStates{Checked: wire.Bool(false)})), want: []string{box}},
+				{what: "role checkbox named \"Subscribe\" checked: false, expanded: false, selected: false", expr: fxRole("checkbox", fxNamed(fxExact("Subscribe")), fxStateFilter(wire.QueryStates{Checked: wire.Bool(false), Expanded: wire.Bool(false), Selected: wire.Bool(false)})), want: []string{box}},
+				{what: "role checkbox named \"Subscribe\" expanded: true", expr: fxRole("checkbox", fxNamed(fxExact("Subscribe")), fxStateFilter(wire.QueryStates{Expanded: wire.Bool(true)})), want: nil},
+			})
 		})
 
 	// Without visible the hidden twins match where the engine reports
