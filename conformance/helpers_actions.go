@@ -209,10 +209,15 @@ func (a *screenClient) quiet(ctx context.Context, changed func() bool) bool {
 	}
 }
 
-// awaitCount waits for the counter s to leave before and returns its
-// value.
+// awaitCount waits for the counter s to leave before, then watches it for
+// actQuietWait more, and returns its last value: a second, late delivery
+// of one action shows in what the caller then compares.
 func (a *screenClient) awaitCount(ctx context.Context, s fixture.Status, before int) int {
-	a.await(ctx, func() bool { return a.count(s) != before })
+	if !a.await(ctx, func() bool { return a.count(s) != before }) {
+		return a.count(s)
+	}
+	first := a.count(s)
+	a.quiet(ctx, func() bool { return a.count(s) != first })
 	return a.count(s)
 }
 
