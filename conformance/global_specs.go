@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -41,6 +42,34 @@ func noOperationMethod(m wire.Manifest) bool {
 	return true
 }
 
+// runWideProvokers give a run-wide check traffic the run-wide workload
+// does not: S2C-004 judges the server's requests, which only the secret
+// scenario draws (a selection of S2C-004 alone, or an engine no other spec
+// of the selection led to ask, would otherwise leave its id and params
+// clauses unexercised).
+var runWideProvokers = map[string]func(context.Context, *runEnv){
+	"S2C-004": provokeServerRequests,
+}
+
+// provokeServerRequests runs the secret scenario once, answering the
+// attempt/resolveSecret it draws, unless the run has read one already.
+func provokeServerRequests(ctx context.Context, e *runEnv) {
+	if slices.Contains(e.sentKinds(), "attempt/resolveSecret") {
+		return
+	}
+	ss := e.openPipelined(ctx)
+	req, trigger := provokeSecret(ctx, e, ss)
+	if req == nil {
+		return
+	}
+	ss.hold = false
+	ss.respondSecret(req)
+	for len(ss.held) > 0 {
+		ss.respondSecret(ss.held[0])
+	}
+	ss.awaitTrigger(ctx, trigger)
+}
+
 var runWideChecks = []runWideCheck{
 	{"every message the server wrote framed correctly, with Content-Length equal to its UTF-8 JSON content", "WIRE-001", "a frame read from the server on a raw connection", never},
 	{"the server wrote no header field but Content-Length and Content-Type (charset utf-8)", "WIRE-002", "a header part read from the server on a raw connection", never},
@@ -67,6 +96,9 @@ func globalSpecs(s *suite) {
 		c := c
 		s.spec(c.text, []string{c.id}, func(ctx context.Context, e *runEnv) {
 			AddReportEntry("note", e.exercise(ctx))
+			if provoke := runWideProvokers[c.id]; provoke != nil {
+				provoke(ctx, e)
+			}
 			e.adoptRunEvidence(c.id)
 			v := e.Violations(c.id)
 			Expect(v).To(BeEmpty(), "during the run: %s", strings.Join(v, "; "))
