@@ -211,6 +211,13 @@ func transportSpecs(s *suite) {
 			// Close returns once the server closed its side (or after 5 s).
 			_ = other.Close(5 * time.Second)
 			closed := time.Now()
+			// The page stays held a moment after the close: what the close
+			// does to the open in flight (an engine that aborts the other
+			// connections' work) shows as an answer before the release,
+			// whose result could otherwise win the race.
+			if rep, err := a.await(ctx, id, closeEffectWait); err == nil {
+				Expect(rep.f.Error()).To(BeNil(), "session/open of %s, still held by the suite, answered after another connection closed without shutdown: want it to complete normally once released, got error %v", u, rep.f.Error())
+			}
 			h.Release()
 			rep, err := a.await(ctx, id, 15*time.Second)
 			Expect(err).NotTo(HaveOccurred(), "session/open of %s, in flight while another connection closed without shutdown: want its answer within 15 s of releasing the page, got none", u)
@@ -241,3 +248,8 @@ func transportSpecs(s *suite) {
 			}
 		})
 }
+
+// closeEffectWait is how long TRN-005 keeps the page held after the other
+// connection closed, watching for what the close does to the open in
+// flight before it releases the page.
+const closeEffectWait = 500 * time.Millisecond
