@@ -172,7 +172,7 @@ func marked(marker, value string) map[int]string {
 // TestNoSurvivors runs the built host with the built-in web engine
 // (zero-config open of a fixture page, a recording running so ffmpeg is
 // up too) and checks that no process started under it — Chromium, ffmpeg,
-// the app command — outlives it, once (a) the client closes normally and
+// the app command and a grandchild of it that called setsid — outlives it, once (a) the client closes normally and
 // once (b) the host gets SIGTERM. Every process the host starts inherits
 // a marker variable set on the host only; /proc is polled for it. The
 // host's TMPDIR is a fresh directory: nothing the sessions (Chromium
@@ -189,8 +189,10 @@ func TestNoSurvivors(t *testing.T) {
 			const marker = "E2E_MCP_TEST_MARKER"
 			value := fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(how, " ", "-"), os.Getpid(), time.Now().UnixNano())
 			proj := t.TempDir()
-			// The app command of a config target joins the scan too.
-			cfg := `{"targets":[{"name":"web","engine":{"builtin":"web"},"app":{"url":"` + app.URL + `/counter","command":"sleep","args":["300"]}}]}`
+			// The app command of a config target joins the scan too; it
+			// leaves a grandchild that called setsid (out of its process
+			// group, so only the host's subreaper brings it back, issue 12).
+			cfg := `{"targets":[{"name":"web","engine":{"builtin":"web"},"app":{"url":"` + app.URL + `/counter","command":"sh","args":["-c","setsid sleep 301 & exec sleep 300"]}}]}`
 			if err := os.WriteFile(filepath.Join(proj, "e2e.config.json"), []byte(cfg), 0o644); err != nil {
 				t.Fatal(err)
 			}
