@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // helperEnv selects a helper mode of the re-executed test binary; markEnv
@@ -30,7 +32,8 @@ func TestMain(m *testing.M) {
 		// sleeps a second (GORACE atexit_sleep_ms).
 		syscall.Exit(helper(mode))
 	}
-	os.Exit(m.Run())
+	// No goroutine a test started (a SIGCHLD watcher) outlives it.
+	goleak.VerifyTestMain(m)
 }
 
 // start starts the test binary in mode, its stdout piped, and returns it
