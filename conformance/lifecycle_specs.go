@@ -48,6 +48,13 @@ func lifecycleSpecs(s *suite) {
 				`{"protocolVersion":0,"clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
 				`{"protocolVersion":"1","clientInfo":{"name":"e2e-conform"},"role":"worker"}`,
 				`{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"admin"}`,
+				// "Names of methods, codes, kinds and roles are
+				// case-sensitive" (§0.4): another letter case, a space or an
+				// empty string is "a role other than run or worker" (§2.2).
+				`{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"Worker"}`,
+				`{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":"RUN"}`,
+				`{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":" worker"}`,
+				`{"protocolVersion":1,"clientInfo":{"name":"e2e-conform"},"role":""}`,
 			} {
 				r := e.raw(ctx)
 				f, err := r.Call(ctx, "1", "initialize", params)
