@@ -556,11 +556,12 @@ func fxStateProblems(snap *wire.EngineSnapshot, s fixture.Screen) []string {
 // fxCaptureStored opens a new connection and attempt, clears persisted
 // state with session/reset when listed, stages the storage screen so that
 // it stores each of values, checks that it shows exactly them, and returns
-// the state captured then. The connection is closed when the spec ends. A
-// screen that does not store the values, or still shows others (persisted
-// across connections, with no session/reset to clear them), cannot give
-// the state the spec needs: not verified.
-func (e *runEnv) fxCaptureStored(ctx context.Context, values []string) *wire.EngineState {
+// the state captured then, with the connection and operation it was
+// captured on (closed when the spec ends). A screen that does not store
+// the values, or still shows others (persisted across connections, with no
+// session/reset to clear them), cannot give the state the spec needs: not
+// verified.
+func (e *runEnv) fxCaptureStored(ctx context.Context, values []string) (*wire.EngineState, *client.Conn, client.Op) {
 	c, op, _ := e.inAttempt(ctx)
 	if e.Manifest.Lists(wire.MethodReset) {
 		err := c.Reset(ctx, op)
@@ -579,7 +580,7 @@ func (e *runEnv) fxCaptureStored(ctx context.Context, values []string) *wire.Eng
 	}
 	st, err := c.Capture(ctx, op)
 	Expect(err).NotTo(HaveOccurred(), "state/capture while the storage fixture stores %v: want a state, got %s", values, fxDescribeError(err))
-	return st
+	return st, c, op
 }
 
 // fxWithout returns the members of l that are not in drop.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/conformance/fixture"
@@ -64,12 +66,30 @@ func stateSpecs(s *suite) {
 	// NEW connection in its attempt, right after startAttempt (the
 	// harness's order, §4.0), before the storage screen is opened again.
 	// Values are fresh per spec, so an engine that keeps storage across
-	// connections cannot show them by accident from another spec.
+	// connections cannot show them by accident from another spec. Within
+	// the spec it could (§2.8: whether connections share state is the
+	// server's choice): after the capture, session/reset (when listed)
+	// clears the capture's storage, and a control connection that restores
+	// nothing opens the storage screen first. When it already shows V, the
+	// value outlives its connection (and the reset), a restore that did
+	// nothing would show it too: not verified.
 	s.spec("a state captured after the storage fixture stored a value, restored in a later attempt on a new connection, makes the fixture show that value",
 		[]string{"STATE-002"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to restore the captured state", wire.MethodRestore)
 			v := fxCanary("v2-")
-			st := e.fxCaptureStored(ctx, []string{v})
+			st, cc, cop := e.fxCaptureStored(ctx, []string{v})
+			reset := ""
+			if e.Manifest.Lists(wire.MethodReset) {
+				err := cc.Reset(ctx, cop)
+				Expect(err).NotTo(HaveOccurred(), "session/reset after capturing the state holding %q: want null, got %s", v, fxDescribeError(err))
+				reset = ", and the session/reset sent after the capture"
+			}
+			e.fxEnd(ctx, cc)
+			bc, bop, _ := e.inAttempt(ctx)
+			if before := fxStored(e.fxStage(ctx, bc, bop, fixture.Storage(), "")); slices.Contains(before, v) {
+				Skip(notVerified + fmt.Sprintf("a new connection that restored nothing already shows %q (it outlived the connection that stored it%s), so the storage fixture cannot show what state/restore did", v, reset))
+			}
+			e.fxEnd(ctx, bc)
 			c, op, _ := e.inAttempt(ctx)
 			err := c.Restore(ctx, op, *st)
 			Expect(err).NotTo(HaveOccurred(), "state/restore, on a new connection, of the state captured while the storage fixture stored %q: want null, got %s", v, fxDescribeError(err))
@@ -86,8 +106,8 @@ func stateSpecs(s *suite) {
 		[]string{"STATE-003"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to restore the captured states", wire.MethodRestore)
 			v, w := fxCanary("v3-"), fxCanary("w3-")
-			sv := e.fxCaptureStored(ctx, []string{v})
-			sw := e.fxCaptureStored(ctx, []string{w})
+			sv, _, _ := e.fxCaptureStored(ctx, []string{v})
+			sw, _, _ := e.fxCaptureStored(ctx, []string{w})
 			c, op, _ := e.inAttempt(ctx)
 			err := c.Restore(ctx, op, *sv)
 			Expect(err).NotTo(HaveOccurred(), "state/restore of the state holding %q: want null, got %s", v, fxDescribeError(err))

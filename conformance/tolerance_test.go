@@ -138,6 +138,10 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// LOC-005 and LOC-007 failed.
 	"hidden-unnamed": {profile: "full", only: "LOC,OBS",
 		want: map[string][]conformance.Status{"LOC-005": passed, "LOC-007": passed}},
+	// Storage shared by every connection's engine (one browser profile):
+	// session/reset clears it, so the restore's effect stays observable.
+	"shared-profile": {profile: "full", only: "STATE,SESS-003",
+		want: map[string][]conformance.Status{"STATE-001": passed, "STATE-002": passed, "STATE-003": passed, "STATE-004": passed, "SESS-003": passed}},
 	// Late cleanup answers within timeoutMs + 2000 ms after the suite's
 	// $/abort.
 	"cleanup-late-after-abort": {profile: "full", only: "LIFE-016,LIFE-014",
