@@ -619,6 +619,31 @@ func (a *rawAttemptConn) screenshots(ctx context.Context) []screenshotResponse {
 	return out
 }
 
+// hostileScreenshotLabels are labels an engine must not turn into a path
+// outside artifactsDir or to a file it did not write: a traversal, a
+// leading slash, a slash with non-ASCII text, and a name longer than a
+// file name may be.
+func hostileScreenshotLabels() []string {
+	return []string{"../../e2e-conform-escape", "/tmp/e2e-conform-absolute", "chart/2026 ✓ 日本語 ü", strings.Repeat("long-label-", 30)}
+}
+
+// hostileScreenshots takes one screenshot with each hostile label and
+// returns the responses that are results; an error answer (an engine may
+// refuse a label it cannot name a file after) is left out, said with By.
+func (a *rawAttemptConn) hostileScreenshots(ctx context.Context) []screenshotResponse {
+	var out []screenshotResponse
+	for _, label := range hostileScreenshotLabels() {
+		what := fmt.Sprintf("artifacts/screenshot with label %q", label)
+		f := a.call(ctx, wire.MethodScreenshot, fmt.Sprintf(`"label":%q`, label))
+		if eo := f.Error(); eo != nil {
+			By(fmt.Sprintf("%s: answered error %d %q, no path to check", what, eo.Code, eo.Message))
+			continue
+		}
+		out = append(out, screenshotResponse{what: what, raw: f.Result(), res: resultObject(f, what)})
+	}
+	return out
+}
+
 // encodeMembers encodes decoded members back to JSON.
 func encodeMembers(m map[string]json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(m)
