@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -104,7 +105,11 @@ func artifactSpecs(s *suite) {
 	// "A few actions" are observations and a screenshot: they need no
 	// fixture and change nothing. [] is a valid answer (the attempt may
 	// have shown nothing, §4.17); the segments' checks then have nothing to
-	// read, and a note says so.
+	// read, and a note says so. Between the actions a session/restart (or
+	// session/reset) opens a new page when listed: "One segment per page is
+	// allowed when restart or reset opened a new one" (§4.17), so the
+	// recording order of several segments can be checked. An error answer
+	// to it is not judged here (SESS is).
 	s.spec("after startVideo (null) and a few actions, stopVideo returns segments in recording order, files existing under artifactsDir, links http(s) with a mediaType, and startedAt within the attempt ± 2000 ms",
 		[]string{"ART-004"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
@@ -115,6 +120,17 @@ func artifactSpecs(s *suite) {
 			}
 			if e.Manifest.Lists(wire.MethodScreenshot) {
 				expectResult(a.call(ctx, wire.MethodScreenshot, ""), "artifacts/screenshot while recording")
+			}
+			for _, m := range []string{wire.MethodRestart, wire.MethodReset} {
+				if !e.Manifest.Lists(m) {
+					continue
+				}
+				if eo := a.call(ctx, m, "").Error(); eo != nil {
+					By(fmt.Sprintf("%s while recording answered error %d %q", m, eo.Code, eo.Message))
+					break
+				}
+				a.openFixtureRoot(ctx)
+				break
 			}
 			if e.Manifest.Lists(wire.MethodObserve) {
 				a.observe(ctx, "")
