@@ -349,8 +349,12 @@ func describe(ve *jsonschema.ValidationError) string {
 		// A member name's causes are located at the name itself: the
 		// object that holds it is the place.
 		if len(e.Causes) == 0 || names {
-			ptr := "/" + strings.Join(escape(e.InstanceLocation), "/")
-			if len(e.InstanceLocation) == 0 {
+			loc := e.InstanceLocation
+			if l, ok := aliasedLocation(e); ok {
+				loc = l
+			}
+			ptr := "/" + strings.Join(escape(loc), "/")
+			if len(loc) == 0 {
 				ptr = "(root)"
 			}
 			s := ptr + ": " + rule(e.ErrorKind, p)
@@ -367,6 +371,42 @@ func describe(ve *jsonschema.ValidationError) string {
 	walk(ve)
 	sort.Strings(out)
 	return strings.Join(out, "; ")
+}
+
+// aliasedLocation gives the instance location of a propertyNames or
+// contentSchema error from the schema location it carries.
+// santhosh-tekuri/jsonschema v6.0.3 stores its running location slice in
+// those two errors without a copy (validator.go: verr.InstanceLocation =
+// vd.vloc), so a sibling member validated afterwards overwrites it (a
+// secrets error located at /targets). Where the schema path is made of
+// properties/NAME steps only, it names the instance location exactly; ok
+// is false elsewhere, and the library's location stands.
+func aliasedLocation(e *jsonschema.ValidationError) (loc []string, ok bool) {
+	var last string
+	switch e.ErrorKind.(type) {
+	case *kind.PropertyNames:
+		last = "propertyNames"
+	case *kind.ContentSchema:
+		last = "contentSchema"
+	default:
+		return nil, false
+	}
+	_, frag, found := strings.Cut(e.SchemaURL, "#")
+	if !found || !strings.HasSuffix(frag, "/"+last) {
+		return nil, false
+	}
+	steps := strings.Split(strings.TrimSuffix(frag, "/"+last), "/")[1:]
+	if len(steps)%2 != 0 {
+		return nil, false
+	}
+	loc = []string{}
+	for i := 0; i < len(steps); i += 2 {
+		if steps[i] != "properties" {
+			return nil, false
+		}
+		loc = append(loc, strings.ReplaceAll(strings.ReplaceAll(steps[i+1], "~1", "/"), "~0", "~"))
+	}
+	return loc, true
 }
 
 // rule says which rule of the schema a value broke. The library's own
