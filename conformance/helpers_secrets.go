@@ -107,9 +107,16 @@ func (s *pipelinedConn) awaitTrigger(ctx context.Context, trigger string) {
 	if trigger == "" {
 		return
 	}
-	_, err := s.await(ctx, trigger, 10*time.Second)
-	Expect(err).NotTo(HaveOccurred(), "request %s, pending during attempt/resolveSecret: want an answer once the secret was answered, got none within 10 s", trigger)
+	_, err := s.await(ctx, trigger, triggerWait)
+	Expect(err).NotTo(HaveOccurred(), "request %s, pending during attempt/resolveSecret: want an answer once the secret was answered, got none within %d ms", trigger, triggerWait.Milliseconds())
 }
+
+// triggerWait bounds the wait for the request that was pending behind an
+// answered attempt/resolveSecret: the largest timeoutMs the secret
+// scenario gives a request (30000, the fill's) plus the 2000 ms LIFE-016
+// allows an answer past it. A fill that types slowly after its secret
+// came is within its budget; 10 s once failed it.
+const triggerWait = 32 * time.Second
 
 // expectUnknownDerivation checks that the attempt/deriveSecret answered in
 // f got -32602, and records it (S2C-008).

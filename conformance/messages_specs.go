@@ -112,7 +112,7 @@ func messageSpecs(s *suite) {
 			}
 			ss.respondSecret(req)
 			if trigger != "" {
-				_, err := ss.await(ctx, trigger, 10*time.Second)
+				_, err := ss.await(ctx, trigger, triggerWait)
 				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer once the secret was answered")
 			}
 		})
@@ -127,8 +127,8 @@ func messageSpecs(s *suite) {
 			ss.hold = false
 			ss.respond(req, "", secretUnavailable)
 			if trigger != "" {
-				_, err := ss.await(ctx, trigger, 10*time.Second)
-				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer after SECRET_UNAVAILABLE, got none within 10 s")
+				_, err := ss.await(ctx, trigger, triggerWait)
+				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer after SECRET_UNAVAILABLE, got none within %d ms", triggerWait.Milliseconds())
 			}
 			ss.probe(ctx, "after a SECRET_UNAVAILABLE answer")
 			if ss.open != "" && e.Manifest.Lists(wire.MethodObserve) {
@@ -204,7 +204,7 @@ func messageSpecs(s *suite) {
 				return
 			}
 			if trigger != "" {
-				_, err := ss.await(ctx, trigger, 10*time.Second)
+				_, err := ss.await(ctx, trigger, triggerWait)
 				Expect(err).NotTo(HaveOccurred(), "the request pending during attempt/resolveSecret: want an answer once the secret was answered")
 			}
 			if len(ss.held) == 0 {
