@@ -41,9 +41,17 @@ func signalSpecs(s *suite) {
 				took := time.Since(start)
 				Expect(err).To(HaveOccurred(), "%s: want an error, got a result", what)
 				Expect(took).To(BeNumerically("<", abortBound), "%s: want an error within 2000 ms, got one after %d ms", what, took.Milliseconds())
-				after, err := c.Observe(ctx, op, nil)
-				Expect(err).NotTo(HaveOccurred(), "engine/observe after %s", what)
-				Expect(screenText(after)).To(Equal(before), "the counter screen changed after %s (want it unchanged)", what)
+				// Watched for actQuietWait after the error: a tap performed
+				// after its error answer changes the counter too.
+				for quiet := time.Now().Add(actQuietWait); ; {
+					after, err := c.Observe(ctx, op, nil)
+					Expect(err).NotTo(HaveOccurred(), "engine/observe after %s", what)
+					Expect(screenText(after)).To(Equal(before), "the counter screen changed after %s (want it unchanged for %d ms after the error)", what, actQuietWait.Milliseconds())
+					if time.Now().After(quiet) {
+						break
+					}
+					time.Sleep(actPollEvery) // polling the screen, as the harness does
+				}
 			}
 		})
 
@@ -76,11 +84,13 @@ func signalSpecs(s *suite) {
 				}
 				return fmt.Sprintf(`{"signal":%s,"timeoutMs":30000,"runId":%q,"attemptId":%q,"origin":"test"}`, sig, ss.op.RunID, ss.op.AttemptID)
 			}
+			var lastRefused time.Time // when the last aborted request's error was read
 			sendAborted := func(method, rest, reason, what string) {
 				id := ss.id()
 				t := ss.write(id, method, "{"+rest+`"operation":`+abortedOp(id, reason)+"}")
 				f := ss.answeredWithin(ctx, id, t, abortBound, what)
 				Expect(f.Error()).NotTo(BeNil(), "%s: want an error, got the result %s", what, clip(string(f.Result())))
+				lastRefused = time.Now()
 			}
 			location := func(what string) (string, bool) {
 				if !e.Manifest.Lists(wire.MethodObserve) {
@@ -106,10 +116,28 @@ func signalSpecs(s *suite) {
 			control := e.watchURL(ctx)
 			id := ss.id()
 			expectResult(ss.call(ctx, id, wire.MethodOpen, ss.openParams(control.url, id, 30000)), "session/open of "+control.url+" (not aborted, the control)")
+			// An effect that follows the error answer counts too: the URLs
+			// and the location are watched until actQuietWait has passed
+			// since the last aborted open was answered.
+			reached := func() bool {
+				for _, w := range watched {
+					if w.connections() > 0 {
+						return true
+					}
+				}
+				return false
+			}
+			for quiet := lastRefused.Add(actQuietWait); time.Now().Before(quiet) && !reached(); {
+				time.Sleep(actPollEvery) // watching the listeners for a late connection
+			}
 			loc, hasLoc := location("after the control session/open")
 			locWorks := hasLoc && sameURL(loc, control.url)
 			if locWorks {
 				e.observed("SIG-001", "location unchanged after session/open aborted at send")
+			} else if hasLoc {
+				for i, w := range watched {
+					Expect(sameURL(loc, w.url)).To(BeFalse(), "after the control session/open of %s: the location is %s, the URL of session/open aborted at send (with a reason: %v): want the aborted open to have had no effect", control.url, loc, reasons[i] != "")
+				}
 			}
 			if control.connections() > 0 {
 				for i, w := range watched {
@@ -129,8 +157,15 @@ func signalSpecs(s *suite) {
 					for _, reason := range reasons {
 						what := fmt.Sprintf("%s aborted at send (with a reason: %v)", m, reason != "")
 						sendAborted(m, "", reason, what)
-						got, ok := location("after " + what)
-						Expect(ok && sameURL(got, second.url)).To(BeTrue(), "after %s: want the location still %s, got %s", what, second.url, orDefault(got, "none"))
+						// Watched for actQuietWait: a late effect counts.
+						for quiet := lastRefused.Add(actQuietWait); ; {
+							got, ok := location("after " + what)
+							Expect(ok && sameURL(got, second.url)).To(BeTrue(), "after %s: want the location still %s for %d ms after the error, got %s", what, second.url, actQuietWait.Milliseconds(), orDefault(got, "none"))
+							if time.Now().After(quiet) {
+								break
+							}
+							time.Sleep(actPollEvery) // polling the location, as for the counter
+						}
 						e.observed("SIG-001", "location unchanged after "+m+" aborted at send")
 					}
 				}
