@@ -74,15 +74,26 @@ func lifecycleSpecs(s *suite) {
 				Expect(err).NotTo(HaveOccurred())
 				expectCode(f, wire.CodeNotInitialized, m+" before initialize")
 			}
+			// A well-formed session/open of a URL the suite watches, before
+			// initialize: refused, and never run, neither now nor once the
+			// connection is initialized (watched for actQuietWait after).
+			watched := e.watchURL(ctx)
+			f, err := r.Call(ctx, "7", wire.MethodOpen, fmt.Sprintf(`{"url":%q,"operation":{"signal":{"id":7},"timeoutMs":30000,"runId":"run-x","attemptId":"attempt-x","origin":"test"}}`, watched.url))
+			Expect(err).NotTo(HaveOccurred())
+			expectCode(f, wire.CodeNotInitialized, "a well-formed session/open of "+watched.url+" before initialize")
 			// "and has no effect" (§2.7: -32002 whatever the method): the
 			// refused shutdown did not shut the connection down, so after
 			// initialize an unknown method gets -32601, not -32600 (§2.4).
-			f, err := r.Call(ctx, "5", "initialize", initializeParams("worker"))
+			f, err = r.Call(ctx, "5", "initialize", initializeParams("worker"))
 			Expect(err).NotTo(HaveOccurred())
 			expectResult(f, "initialize after the requests refused with -32002")
 			f, err = r.Call(ctx, "6", "foo/bar", `{}`)
 			Expect(err).NotTo(HaveOccurred())
 			expectCode(f, wire.CodeMethodNotFound, "an unknown method after initialize, on a connection whose shutdown before initialize was refused (-32600 means the shutdown took effect)")
+			for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet) && watched.connections() == 0; {
+				time.Sleep(actPollEvery) // watching the listener for a late fetch
+			}
+			Expect(watched.connections()).To(BeZero(), "session/open of %s before initialize was refused with -32002, but the engine reached the URL (%d connection(s)) once initialized: want no effect", watched.url, watched.connections())
 		})
 
 	s.spec("a second initialize gets -32600 and the connection keeps working",
