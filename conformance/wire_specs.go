@@ -311,12 +311,35 @@ func wireClauseSpecs(s *suite) {
 			}
 			// "has no effect" (WIRE-010): after the invalid startAttempts no
 			// attempt is open, so a valid one is not INVALID_STATE (§4.4).
+			inAttempt := !e.Manifest.Lists(wire.MethodStartAttempt)
 			if e.Manifest.Lists(wire.MethodStartAttempt) {
 				id := ss.id()
 				f := ss.call(ctx, id, wire.MethodStartAttempt, ss.startParams(false, id))
 				if eo := f.Error(); eo != nil {
 					Expect(dataOf(eo).Code).NotTo(Equal("INVALID_STATE"), "a valid lifecycle/startAttempt after invalid ones got INVALID_STATE %q: an invalid startAttempt opened an attempt", eo.Message)
+				} else {
+					inAttempt = true
 				}
+			}
+			// "has no effect" for an operation: inside the attempt, a
+			// session/open of a URL the suite watches whose timeoutMs is a
+			// string gets -32602, and the URL is never reached (watched for
+			// actQuietWait after the answer).
+			if inAttempt && e.Manifest.Lists(wire.MethodOpen) {
+				watched := e.watchURL(ctx)
+				id := ss.id()
+				op := strings.Replace(ss.operation(id, 30000), `"timeoutMs":30000`, `"timeoutMs":"soon"`, 1)
+				params := fmt.Sprintf(`{"url":%q,"operation":%s}`, watched.url, op)
+				ss.write(id, wire.MethodOpen, params)
+				rep, err := ss.await(ctx, id, within)
+				Expect(err).NotTo(HaveOccurred(), "session/open with operation.timeoutMs a string (params %s): no answer within %d ms", params, within.Milliseconds())
+				expectCode(rep.f, wire.CodeInvalidParams, "session/open with operation.timeoutMs a string (params "+clip(params)+")")
+				for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet) && watched.connections() == 0; {
+					time.Sleep(actPollEvery) // watching the listener for a fetch
+				}
+				Expect(watched.connections()).To(BeZero(), "session/open of %s with operation.timeoutMs a string got -32602, but the engine reached the URL (%d connection(s)): want no effect", watched.url, watched.connections())
+			}
+			if e.Manifest.Lists(wire.MethodStartAttempt) {
 				ss.endAttempt(ctx)
 			}
 		})
