@@ -1,10 +1,15 @@
 package conformance
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 // holdPrefix is the path under which the suite's HTTP server holds its
@@ -84,4 +89,29 @@ func (f *fixtureServer) serveHold(w http.ResponseWriter, r *http.Request) {
 		}
 		h.mu.Unlock()
 	}
+}
+
+// openHeld writes session/open of a new held page (released when the spec
+// ends) and reads until the engine's fetch of it arrives or the open is
+// answered, for at most 10 s. It returns the page and the open's id.
+func (s *pipelinedConn) openHeld(ctx context.Context) (*heldPage, string) {
+	h := s.e.hold()
+	DeferCleanup(h.Release)
+	id := s.id()
+	s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+h.Path, id, 30000))
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	go func() {
+		select {
+		case <-h.Arrived:
+			cancel() // the fetch arrived: stop reading
+		case <-actx.Done():
+		}
+	}()
+	for !s.answered(id) {
+		if _, err := s.next(actx); err != nil {
+			break
+		}
+	}
+	return h, id
 }

@@ -190,25 +190,8 @@ func lifecycleSpecs(s *suite) {
 			var pending []string // requests sent before stdin closed
 			held := ""
 			if e.Manifest.Lists(wire.MethodOpen) {
-				h := e.hold()
-				DeferCleanup(h.Release)
-				id := ss.id()
-				ss.write(id, wire.MethodOpen, ss.openParams(e.FixtureURL+h.Path, id, 30000))
+				h, id := ss.openHeld(ctx)
 				pending = append(pending, id)
-				actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				go func() {
-					select {
-					case <-h.Arrived:
-						cancel()
-					case <-actx.Done():
-					}
-				}()
-				for !ss.answered(id) {
-					if _, err := ss.next(actx); err != nil {
-						break
-					}
-				}
-				cancel()
 				select {
 				case <-h.Arrived:
 					if !ss.answered(id) {

@@ -159,27 +159,8 @@ func transportSpecs(s *suite) {
 			DeferCleanup(func() { _ = other.Close(time.Second) })
 			_, err = other.Initialize(ctx)
 			Expect(err).NotTo(HaveOccurred(), "initialize on the second connection")
-			h := e.hold()
-			DeferCleanup(h.Release)
+			h, id := a.openHeld(ctx)
 			u := e.FixtureURL + h.Path
-			id := a.id()
-			a.write(id, wire.MethodOpen, a.openParams(u, id, 30000))
-			// Read until the engine's fetch arrives (which cancels actx) or
-			// the open is answered.
-			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			go func() {
-				select {
-				case <-h.Arrived:
-					cancel()
-				case <-actx.Done():
-				}
-			}()
-			for !a.answered(id) {
-				if _, err := a.next(actx); err != nil {
-					break
-				}
-			}
-			cancel()
 			Expect(a.r.endErr()).To(BeNil(), "the connection ended while session/open of %s was in flight", u)
 			notInFlight := func(why string) {
 				if rep, ok := a.replies[id]; ok {
