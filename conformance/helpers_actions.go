@@ -712,6 +712,21 @@ func (a *screenClient) expectKeyDelivered(ctx context.Context, key string, err e
 	return true
 }
 
+// expectNoLateKeys watches the keys screen for actQuietWait after the last
+// key of a spec: each key was checked right after its delivery, so a key
+// delivered again later (a repeat never cancelled) shows only here or in
+// a later key's check.
+func (a *screenClient) expectNoLateKeys(ctx context.Context, what string) {
+	a.observe(ctx)
+	before := a.keyLog()
+	var got []string
+	a.quiet(ctx, func() bool {
+		got = a.keyLog()
+		return len(got) != len(before)
+	})
+	Expect(len(got)).To(Equal(len(before)), "%s: after the last key was checked, the keys screen logged %q: a key was delivered again later", what, actTail(got, len(before)))
+}
+
 // expectSomeKeyDelivered ends a key spec not verified when the engine
 // refused every key with UNSUPPORTED_CAPABILITY: no delivery was seen.
 func expectSomeKeyDelivered(delivered int, method string) {

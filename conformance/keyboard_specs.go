@@ -180,6 +180,7 @@ func keyboardSpecs(s *suite) {
 					delivered++
 				}
 			}
+			a.expectNoLateKeys(ctx, "keyboard/press")
 			expectSomeKeyDelivered(delivered, "keyboard/press")
 		})
 }

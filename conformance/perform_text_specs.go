@@ -110,6 +110,7 @@ func performTextSpecs(s *suite) {
 					delivered++
 				}
 			}
+			a.expectNoLateKeys(ctx, "engine/perform press")
 			expectSomeKeyDelivered(delivered, "press")
 		})
 }
