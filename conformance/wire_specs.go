@@ -58,6 +58,24 @@ func wireSpecs(s *suite) {
 				Expect(r.Send(bad)).To(Succeed())
 				expectSurvivesOrCloses(ctx, r, "2", "content that is not UTF-8 JSON")
 			}
+			// "Executes nothing" for a request that would do something: a
+			// session/open of a URL the suite watches whose runId holds a
+			// byte that is not UTF-8. A decoder that repairs the string
+			// (Go's encoding/json does) runs the open, and its answer can
+			// come after the next request's: the URL is watched for
+			// actQuietWait after that answer.
+			if e.Manifest.Lists(wire.MethodOpen) {
+				watched := e.watchURL(ctx)
+				r := e.initialized(ctx)
+				bad := fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":%q,\"params\":{\"url\":%q,\"operation\":{\"signal\":{\"id\":1},\"timeoutMs\":30000,\"runId\":\"run-\xff\",\"attemptId\":\"attempt-x\",\"origin\":\"test\"}}}", wire.MethodOpen, watched.url)
+				Expect(r.Send(bad)).To(Succeed())
+				what := "a session/open of " + watched.url + " whose runId is not UTF-8"
+				expectSurvivesOrCloses(ctx, r, "2", what)
+				for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet) && watched.connections() == 0; {
+					time.Sleep(actPollEvery) // watching the listener for a fetch
+				}
+				Expect(watched.connections()).To(BeZero(), "after %s the engine reached the URL (%d connection(s)): it executed content that is not UTF-8 JSON", what, watched.connections())
+			}
 		})
 
 	s.spec("a JSON object that is not a JSON-RPC 2.0 message gets -32600 and the connection keeps working",
