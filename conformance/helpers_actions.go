@@ -727,6 +727,20 @@ func (a *screenClient) expectNoLateKeys(ctx context.Context, what string) {
 	Expect(len(got)).To(Equal(len(before)), "%s: after the last key was checked, the keys screen logged %q: a key was delivered again later", what, actTail(got, len(before)))
 }
 
+// expectNoLatePointer watches the pointer screen for actQuietWait after a
+// spec's last action: events of kind are counted at each action's first
+// sign, so one performed again later shows only here.
+func (a *screenClient) expectNoLatePointer(ctx context.Context, kind, what string) {
+	a.observe(ctx)
+	n := len(ptrOfKind(a.pointerEvents(0), kind))
+	var got int
+	a.quiet(ctx, func() bool {
+		got = len(ptrOfKind(a.pointerEvents(0), kind))
+		return got != n
+	})
+	Expect(got).To(Equal(n), "%s: after the last one was checked, the pointer screen logged %d %q event(s), %d before: an action was performed again later (%q)", what, got, kind, n, ptrEventLines(a.pointerEvents(0)))
+}
+
 // expectSomeKeyDelivered ends a key spec not verified when the engine
 // refused every key with UNSUPPORTED_CAPABILITY: no delivery was seen.
 func expectSomeKeyDelivered(delivered int, method string) {

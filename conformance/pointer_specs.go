@@ -74,6 +74,7 @@ func pointerSpecs(s *suite) {
 					Expect(evs[0].HeldMs).To(BeNumerically(">=", int(*c.duration)), "%s: want a press held at least %v ms, the fixture registered %q", what, *c.duration, evs[0].String())
 				}
 			}
+			a.expectNoLatePointer(ctx, fixture.PointerLongPress, "longPress")
 		})
 
 	s.spec("dragTo and swipeTo register a pointer path that starts within 1 CSS pixel of point and ends within 1 CSS pixel of target",
@@ -105,6 +106,7 @@ func pointerSpecs(s *suite) {
 				end := fixture.PointerEvent{X: ev.ToX, Y: ev.ToY}
 				Expect(end.Near(to.X, to.Y, 1)).To(BeTrue(), "%s: want the path to end within 1 CSS pixel of the target, got %q", what, ev.String())
 			}
+			a.expectNoLatePointer(ctx, fixture.PointerPath, "dragTo and swipeTo")
 		})
 
 	// Directions in the order down, right, up, left, so that each one
