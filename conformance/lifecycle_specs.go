@@ -90,10 +90,7 @@ func lifecycleSpecs(s *suite) {
 			f, err = r.Call(ctx, "6", "foo/bar", `{}`)
 			Expect(err).NotTo(HaveOccurred())
 			expectCode(f, wire.CodeMethodNotFound, "an unknown method after initialize, on a connection whose shutdown before initialize was refused (-32600 means the shutdown took effect)")
-			for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet) && watched.connections() == 0; {
-				time.Sleep(actPollEvery) // watching the listener for a late fetch
-			}
-			Expect(watched.connections()).To(BeZero(), "session/open of %s before initialize was refused with -32002, but the engine reached the URL (%d connection(s)) once initialized: want no effect", watched.url, watched.connections())
+			Expect(watched.reachedBy(ctx, time.Now().Add(actQuietWait))).To(BeZero(), "session/open of %s before initialize was refused with -32002, but the engine reached the URL (%d connection(s)) once initialized: want no effect", watched.url, watched.connections())
 		})
 
 	s.spec("a second initialize gets -32600 and the connection keeps working",

@@ -125,11 +125,10 @@ func observePageSpecs(s *suite) {
 			}
 			// Five observations take a few milliseconds: a side effect
 			// that lands after its observation answered shows only later.
-			for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet); {
-				time.Sleep(actPollEvery) // polling the counters, as the harness polls
+			watchQuietly(ctx, time.Now(), func() {
 				got := read(fxObserve(ctx, c, op, "of the counter fixture, after the five"))
 				Expect(got).To(Equal(want), "within %d ms after the five observations: want the counters as first staged %v, got %v", actQuietWait.Milliseconds(), want, got)
-			}
+			})
 		})
 }
 

@@ -49,12 +49,11 @@ func signalSpecs(s *suite) {
 			// Watched for actQuietWait after the last error: a tap performed
 			// after its error answer changes the counter too (the first
 			// tap's late effect shows in the second's check or here).
-			for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet); {
-				time.Sleep(actPollEvery) // polling the screen, as the harness does
+			watchQuietly(ctx, time.Now(), func() {
 				after, err := c.Observe(ctx, op, nil)
 				Expect(err).NotTo(HaveOccurred(), "engine/observe after the aborted taps")
 				Expect(screenText(after)).To(Equal(before), "the counter screen changed within %d ms after the aborted taps' errors (want it unchanged)", actQuietWait.Milliseconds())
-			}
+			})
 		})
 
 	// SIG-001's catalog row names the counter fixture; the rule it rests
@@ -121,16 +120,10 @@ func signalSpecs(s *suite) {
 			// An effect that follows the error answer counts too: the URLs
 			// and the location are watched until actQuietWait has passed
 			// since the last aborted open was answered.
-			reached := func() bool {
-				for _, w := range watched {
-					if w.connections() > 0 {
-						return true
-					}
+			for _, w := range watched {
+				if w.reachedBy(ctx, lastRefused.Add(actQuietWait)) > 0 {
+					break // judged below
 				}
-				return false
-			}
-			for quiet := lastRefused.Add(actQuietWait); time.Now().Before(quiet) && !reached(); {
-				time.Sleep(actPollEvery) // watching the listeners for a late connection
 			}
 			loc, hasLoc := location("after the control session/open")
 			locWorks := hasLoc && sameURL(loc, control.url)
@@ -169,10 +162,11 @@ func signalSpecs(s *suite) {
 				// A late effect of any of them counts: the location is
 				// watched for actQuietWait after the last one's error (a
 				// late effect of an earlier one shows in a later check).
-				for quiet := lastRefused.Add(actQuietWait); len(sent) > 0 && time.Now().Before(quiet); {
-					time.Sleep(actPollEvery) // polling the location, as for the counter
-					got, ok := location("after " + sent[len(sent)-1])
-					Expect(ok && sameURL(got, second.url)).To(BeTrue(), "within %d ms after %s: want the location still %s, got %s", actQuietWait.Milliseconds(), strings.Join(sent, ", "), second.url, orDefault(got, "none"))
+				if len(sent) > 0 {
+					watchQuietly(ctx, lastRefused, func() {
+						got, ok := location("after " + sent[len(sent)-1])
+						Expect(ok && sameURL(got, second.url)).To(BeTrue(), "within %d ms after %s: want the location still %s, got %s", actQuietWait.Milliseconds(), strings.Join(sent, ", "), second.url, orDefault(got, "none"))
+					})
 				}
 			}
 			e.requireEvidence("SIG-001", "the engine neither reached the control URL nor reported its location, so no effect of a session/open aborted at send could be observed")

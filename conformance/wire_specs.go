@@ -71,10 +71,7 @@ func wireSpecs(s *suite) {
 				Expect(r.Send(bad)).To(Succeed())
 				what := "a session/open of " + watched.url + " whose runId is not UTF-8"
 				expectSurvivesOrCloses(ctx, r, "2", what)
-				for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet) && watched.connections() == 0; {
-					time.Sleep(actPollEvery) // watching the listener for a fetch
-				}
-				Expect(watched.connections()).To(BeZero(), "after %s the engine reached the URL (%d connection(s)): it executed content that is not UTF-8 JSON", what, watched.connections())
+				Expect(watched.reachedBy(ctx, time.Now().Add(actQuietWait))).To(BeZero(), "after %s the engine reached the URL (%d connection(s)): it executed content that is not UTF-8 JSON", what, watched.connections())
 			}
 		})
 
@@ -352,10 +349,7 @@ func wireClauseSpecs(s *suite) {
 				rep, err := ss.await(ctx, id, within)
 				Expect(err).NotTo(HaveOccurred(), "session/open with operation.timeoutMs a string (params %s): no answer within %d ms", params, within.Milliseconds())
 				expectCode(rep.f, wire.CodeInvalidParams, "session/open with operation.timeoutMs a string (params "+clip(params)+")")
-				for quiet := time.Now().Add(actQuietWait); time.Now().Before(quiet) && watched.connections() == 0; {
-					time.Sleep(actPollEvery) // watching the listener for a fetch
-				}
-				Expect(watched.connections()).To(BeZero(), "session/open of %s with operation.timeoutMs a string got -32602, but the engine reached the URL (%d connection(s)): want no effect", watched.url, watched.connections())
+				Expect(watched.reachedBy(ctx, time.Now().Add(actQuietWait))).To(BeZero(), "session/open of %s with operation.timeoutMs a string got -32602, but the engine reached the URL (%d connection(s)): want no effect", watched.url, watched.connections())
 			}
 			if e.Manifest.Lists(wire.MethodStartAttempt) {
 				ss.endAttempt(ctx)
