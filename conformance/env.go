@@ -55,6 +55,8 @@ type runEnv struct {
 	specBroken string
 	// specClients are the client connections the running spec opened.
 	specClients []*client.Conn
+	// pool holds the worker connection specs hand on (pool.go).
+	pool        workerPool
 	stderr      []string // the newest stderr lines, bounded (stderrLines, stderrBytes)
 	stderrOff   int      // stderr[:stderrOff] are dropped lines not yet released
 	stderrSize  int      // bytes in stderr[stderrOff:]
@@ -172,6 +174,7 @@ func newEnv(cfg Config) (*runEnv, error) {
 }
 
 func (e *runEnv) close() {
+	e.emptyPool()
 	if e.fixtures != nil {
 		e.fixtures.close()
 	}
@@ -427,6 +430,14 @@ type notifications struct {
 	Items []string // "method attemptId line-or-text"
 }
 
+// reset forgets what was received (a pooled connection handed to the next
+// spec).
+func (m *notifications) reset() {
+	m.mu.Lock()
+	m.Items = nil
+	m.mu.Unlock()
+}
+
 func (m *notifications) add(s string) {
 	m.mu.Lock()
 	m.Items = append(m.Items, s)
@@ -444,6 +455,24 @@ func (m *notifications) All() []string {
 // be valid and equal to the discovered one). Its frames are recorded and
 // checked like a rawConn's.
 func (e *runEnv) Open(ctx context.Context, role string) (*client.Conn, *notifications, error) {
+	cc, err := e.openClient(ctx, role)
+	if cc == nil {
+		return nil, nil, err
+	}
+	return cc.c, cc.msgs, err
+}
+
+// clientConn is a client connection the suite opened, with what it
+// records of it.
+type clientConn struct {
+	c       *client.Conn
+	msgs    *notifications
+	pending *requestMethods
+}
+
+// openClient is Open, returning the connection's records too (nil when the
+// connection could not be made at all).
+func (e *runEnv) openClient(ctx context.Context, role string) (*clientConn, error) {
 	msgs := &notifications{}
 	pending := &requestMethods{methods: map[string]pendingRequest{}}
 	conn := e.newConn(roleClient)
@@ -515,14 +544,20 @@ func (e *runEnv) Open(ctx context.Context, role string) (*client.Conn, *notifica
 		cc.Manifest = nil // discovery
 	}
 	c, err := client.Open(ctx, cc)
-	if c != nil {
-		e.mu.Lock()
-		if len(e.specClients) < 64 {
-			e.specClients = append(e.specClients, c)
-		}
-		e.mu.Unlock()
+	if c == nil {
+		return nil, err
 	}
-	return c, msgs, err
+	e.usedBySpec(c)
+	return &clientConn{c: c, msgs: msgs, pending: pending}, err
+}
+
+// usedBySpec notes that the running spec uses client connection c.
+func (e *runEnv) usedBySpec(c *client.Conn) {
+	e.mu.Lock()
+	if len(e.specClients) < 64 {
+		e.specClients = append(e.specClients, c)
+	}
+	e.mu.Unlock()
 }
 
 // Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on
@@ -533,14 +568,30 @@ func (e *runEnv) Attempt(ctx context.Context, c *client.Conn) (client.Op, error)
 
 // attemptWith is Attempt with the startAttempt's screens flag.
 func (e *runEnv) attemptWith(ctx context.Context, c *client.Conn, screens bool) (client.Op, error) {
+	run, err := e.initWorker(ctx, c)
+	if err != nil {
+		return client.Op{}, err
+	}
+	return e.startAttempt(ctx, c, run, screens)
+}
+
+// initWorker sends lifecycle/init (when listed) on c and returns the run id
+// it gave.
+func (e *runEnv) initWorker(ctx context.Context, c *client.Conn) (string, error) {
 	run := e.nextID("run")
 	if e.Manifest.Lists(wire.MethodInit) {
 		if err := c.Init(ctx, wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
 			Env: e.cfg.Env, WorkerSlot: 0}); err != nil {
 			e.skipWhenInitErr(err)
-			return client.Op{}, fmt.Errorf("lifecycle/init: %w", err)
+			return "", fmt.Errorf("lifecycle/init: %w", err)
 		}
 	}
+	return run, nil
+}
+
+// startAttempt sends lifecycle/startAttempt (when listed) on c, a worker
+// connection of run, and returns the attempt's operation identity.
+func (e *runEnv) startAttempt(ctx context.Context, c *client.Conn, run string, screens bool) (client.Op, error) {
 	attempt := e.nextID("attempt")
 	dir, err := os.MkdirTemp(e.Artifacts, attempt+"-")
 	if err != nil {
@@ -581,6 +632,36 @@ type requestMethods struct {
 	// overflow marks a connection that had more requests pending than
 	// the bound: an unknown id then proves nothing.
 	overflow bool
+	// answer is closed (and replaced) at each answer read, for drained.
+	answer chan struct{}
+}
+
+// drained waits up to d until no request is pending, and reports whether
+// none is (false too when the bound overflowed: what is pending is then
+// unknown).
+func (r *requestMethods) drained(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		n, overflow := len(r.methods), r.overflow
+		if r.answer == nil {
+			r.answer = make(chan struct{})
+		}
+		answer := r.answer
+		r.mu.Unlock()
+		if overflow {
+			return false
+		}
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-answer:
+		case <-t.C:
+			return false
+		}
+	}
 }
 
 // pendingRequest is a request written and not yet answered.
@@ -617,6 +698,10 @@ func (r *requestMethods) answered(f *frame, now time.Time) (string, time.Duratio
 	defer r.mu.Unlock()
 	p, ok := r.methods[f.ID()]
 	delete(r.methods, f.ID())
+	if r.answer != nil {
+		close(r.answer)
+		r.answer = nil
+	}
 	return p.method, now.Sub(p.at), ok
 }
 

@@ -109,6 +109,7 @@ func globalSpecs(s *suite) {
 	for _, c := range runWideChecks {
 		c := c
 		s.spec(c.text, []string{c.id}, func(ctx context.Context, e *runEnv) {
+			e.emptyPool() // its frames and stderr lines are the run's too
 			AddReportEntry("note", e.exercise(ctx))
 			if provoke := runWideProvokers[c.id]; provoke != nil {
 				provoke(ctx, e)

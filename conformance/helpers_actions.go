@@ -68,10 +68,10 @@ type screenClient struct {
 	obs    int // observations made, for the revisions the suite sends
 }
 
-// openScreenClient opens a client connection and starts an attempt on it; both end
-// when the spec ends.
+// openScreenClient starts an attempt on a pooled worker connection
+// (pool.go); the attempt ends when the spec ends.
 func (e *runEnv) openScreenClient(ctx context.Context) *screenClient {
-	c, op, msgs := e.inAttempt(ctx)
+	c, op, msgs := e.pooledAttempt(ctx)
 	return &screenClient{e: e, c: c, op: op, msgs: msgs}
 }
 

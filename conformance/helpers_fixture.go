@@ -428,9 +428,10 @@ func fxCheckCases(ctx context.Context, c *client.Conn, op client.Op, snap *wire.
 	return problems
 }
 
-// fxLocateCases stages screen s in a new attempt and checks cases on it.
+// fxLocateCases stages screen s in a new attempt (on a pooled worker
+// connection) and checks cases on it.
 func (e *runEnv) fxLocateCases(ctx context.Context, s fixture.Screen, cases []fxCase) {
-	c, op, _ := e.inAttempt(ctx)
+	c, op, _ := e.pooledAttempt(ctx)
 	snap := e.fxStage(ctx, c, op, s, "")
 	problems := fxCheckCases(ctx, c, op, snap, cases)
 	Expect(problems).To(BeEmpty(), "engine/locate on the %s fixture, %d of %d case(s) wrong: %s", s.Name, len(problems), len(cases), strings.Join(problems, "; "))

@@ -46,14 +46,47 @@ type rawAttemptConn struct {
 	// Started is when the startAttempt request was about to be written
 	// (the lower bound of the attempt's window, ART-004).
 	Started time.Time
-	next    int
+	// run is the run id the connection's lifecycle/init gave.
+	run  string
+	next int
 }
 
-// openRawAttempt opens a raw connection and starts an attempt on it, ending
-// the attempt (when listed) and closing the connection when the spec ends.
+// openRawAttempt starts an attempt on a raw worker connection, ending the
+// attempt (when listed) when the spec ends: on a pooled one (pool.go) when
+// the manifest lists the attempt boundaries, else on a connection of its
+// own, closed when the spec ends.
 func (e *runEnv) openRawAttempt(ctx context.Context) *rawAttemptConn {
-	r := e.initialized(ctx)
-	a := &rawAttemptConn{rawConn: r, e: e}
+	var a *rawAttemptConn
+	if e.pooling() {
+		a = e.pooledRawAttempt(ctx)
+	} else {
+		a = &rawAttemptConn{rawConn: e.initialized(ctx), e: e}
+		a.run = a.initWorker(ctx)
+	}
+	attempt := e.nextID("attempt")
+	dir, err := os.MkdirTemp(e.Artifacts, attempt+"-")
+	Expect(err).NotTo(HaveOccurred(), "creating the attempt's artifacts directory")
+	a.Dir = dir
+	a.Op = client.Op{RunID: a.run, AttemptID: attempt}
+	a.Started = time.Now()
+	if e.Manifest.Lists(wire.MethodStartAttempt) {
+		id := a.id()
+		p, err := json.Marshal(wire.StartAttemptParams{AttemptID: attempt, ArtifactsDir: dir, Signal: wire.SignalRef{ID: wire.IntSignalID(int64(id))}})
+		Expect(err).NotTo(HaveOccurred())
+		f, err := a.Call(ctx, fmt.Sprint(id), wire.MethodStartAttempt, string(p))
+		Expect(err).NotTo(HaveOccurred(), "lifecycle/startAttempt")
+		expectResult(f, "lifecycle/startAttempt")
+	}
+	if e.Manifest.Lists(wire.MethodEndAttempt) && !e.pooling() {
+		DeferCleanup(func() { _ = a.endAttempt() })
+	}
+	return a
+}
+
+// initWorker sends lifecycle/init (when listed) on a's connection and
+// returns the run id it gave.
+func (a *rawAttemptConn) initWorker(ctx context.Context) string {
+	e := a.e
 	run := e.nextID("run")
 	if e.Manifest.Lists(wire.MethodInit) {
 		env := e.cfg.Env
@@ -64,34 +97,22 @@ func (e *runEnv) openRawAttempt(ctx context.Context) *rawAttemptConn {
 		p, err := json.Marshal(wire.InitParams{RunID: run, TargetName: "conformance", ProjectRoot: e.Artifacts,
 			Env: env, WorkerSlot: 0, Signal: wire.SignalRef{ID: wire.IntSignalID(int64(id))}})
 		Expect(err).NotTo(HaveOccurred())
-		f, err := r.Call(ctx, fmt.Sprint(id), wire.MethodInit, string(p))
+		f, err := a.Call(ctx, fmt.Sprint(id), wire.MethodInit, string(p))
 		Expect(err).NotTo(HaveOccurred(), "lifecycle/init")
 		e.skipWhenInitRefused(f.Error())
 		expectResult(f, "lifecycle/init")
 	}
-	attempt := e.nextID("attempt")
-	dir, err := os.MkdirTemp(e.Artifacts, attempt+"-")
-	Expect(err).NotTo(HaveOccurred(), "creating the attempt's artifacts directory")
-	a.Dir = dir
-	a.Op = client.Op{RunID: run, AttemptID: attempt}
-	a.Started = time.Now()
-	if e.Manifest.Lists(wire.MethodStartAttempt) {
-		id := a.id()
-		p, err := json.Marshal(wire.StartAttemptParams{AttemptID: attempt, ArtifactsDir: dir, Signal: wire.SignalRef{ID: wire.IntSignalID(int64(id))}})
-		Expect(err).NotTo(HaveOccurred())
-		f, err := r.Call(ctx, fmt.Sprint(id), wire.MethodStartAttempt, string(p))
-		Expect(err).NotTo(HaveOccurred(), "lifecycle/startAttempt")
-		expectResult(f, "lifecycle/startAttempt")
-	}
-	if e.Manifest.Lists(wire.MethodEndAttempt) {
-		DeferCleanup(func() {
-			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			id := a.id()
-			_, _ = r.Call(cctx, fmt.Sprint(id), wire.MethodEndAttempt, fmt.Sprintf(`{"signal":{"id":%d},"timeoutMs":5000}`, id))
-		})
-	}
-	return a
+	return run
+}
+
+// endAttempt sends lifecycle/endAttempt for a's attempt, bounded by a few
+// seconds, and returns the response (nil when none came).
+func (a *rawAttemptConn) endAttempt() *frame {
+	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	id := a.id()
+	f, _ := a.Call(cctx, fmt.Sprint(id), wire.MethodEndAttempt, fmt.Sprintf(`{"signal":{"id":%d},"timeoutMs":5000}`, id))
+	return f
 }
 
 // id returns the next request id of the connection, also used as the id of

@@ -67,7 +67,7 @@ func locateSpecs(s *suite) {
 	// the answer was. D70: 2000 ms.
 	s.spec("a locate query matching nothing on the tree fixture gets [] without error within 2000 ms although timeoutMs is 30000",
 		[]string{"LOC-001"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			snap := e.fxStage(ctx, c, op, fixture.Tree(), "")
 			locateNothingWithin(ctx, c, op, snap, "")
 		})
@@ -106,7 +106,7 @@ func locateSpecs(s *suite) {
 	// which nest the echo and visibility nodes, are checked whole.
 	s.spec("a node in an observation and in a locate sent right after it has the same ref.id in both",
 		[]string{"LOC-003"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Tree()
 			e.fxStage(ctx, c, op, sc, "")
 			var problems []string
@@ -362,7 +362,7 @@ func locateSpecs(s *suite) {
 	// answer's shape is the client's to validate (WIRE-013).
 	s.spec("a selector expression either fails with UNSUPPORTED_CAPABILITY or answers an array of nodes, and on the web the duplicate buttons' CSS selector returns those two buttons in document order",
 		[]string{"LOC-014"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			snap := e.fxStage(ctx, c, op, fixture.Tree(), "")
 			x := fxIndexOf(snap)
 			expr := wire.LocatorExpression{Kind: wire.ExprSelector, Selector: fixture.DuplicateSelector}
@@ -386,7 +386,7 @@ func locateSpecs(s *suite) {
 	// turn FRAME_AMBIGUOUS with retryable: true into ENGINE_FAILURE).
 	s.spec("on the frames fixture a frame expression whose selector matches two nested documents fails with FRAME_AMBIGUOUS, retryable: false",
 		[]string{"LOC-015"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			e.fxStage(ctx, c, op, fixture.Frames(), "")
 			for _, src := range []wire.LocatorExpression{
 				fxRole("button", fxNamed(fxExact(fixture.FrameOneButton().Name))),

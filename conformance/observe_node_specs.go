@@ -28,7 +28,7 @@ func observeNodeSpecs(s *suite) {
 			if !e.fxCanPerform(wire.ActionTap) {
 				Skip(notVerified + "the suite mutates the fixture with engine/perform tap, which the engine does not declare")
 			}
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Mutation()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			var removed []string
@@ -84,7 +84,7 @@ func observeNodeSpecs(s *suite) {
 	// is no prefix.
 	s.spec("on the tree fixture every name has at most 256 and every text, value and selection at most 512 UTF-16 units, and the cut long text and long name are prefixes of the fixture's full texts",
 		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Tree()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			over := fieldsOverLimit(snap)
@@ -114,7 +114,7 @@ func observeNodeSpecs(s *suite) {
 	// are compared whitespace-normalized (§10.3), values as they are.
 	s.spec("on the limits fixture a name of exactly 256 and a text and a value of exactly 512 UTF-16 units, ending with a surrogate pair, come back whole, and a 600-unit value is cut to a non-empty prefix of at most 512 units that splits no surrogate pair",
 		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Limits()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			over := fieldsOverLimit(snap)
@@ -142,7 +142,7 @@ func observeNodeSpecs(s *suite) {
 	// there leaves the clause not verified.
 	s.spec("on the limits fixture the selection of the focused field whose 600-unit value is wholly selected is cut to a non-empty prefix of at most 512 UTF-16 units that splits no surrogate pair",
 		[]string{"OBS-005"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Limits()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			over := fieldsOverLimit(snap)
@@ -162,7 +162,7 @@ func observeNodeSpecs(s *suite) {
 	// field is checked and the spec ends not verified.
 	s.spec("the filled password field of the form fixture, like every node with states.secure: true, carries no value and no selection",
 		[]string{"OBS-006"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Form()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			filled := false
@@ -213,7 +213,7 @@ func observeNodeSpecs(s *suite) {
 	// without those actions those two parts stay not verified.
 	s.spec("reported nodes reflect the fixture: the checked checkbox checked, the disabled button disabled, the focused input focused, reported hidden nodes hidden, the password field secure, the pressed toggle pressed, headings at levels 1 to 3",
 		[]string{"OBS-007"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			var problems, unverified []string
 			for _, sc := range []fixture.Screen{fixture.Counter(), fixture.Tree(), fixture.Form()} {
 				snap := e.fxStage(ctx, c, op, sc, "")

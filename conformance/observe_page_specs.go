@@ -27,7 +27,7 @@ func observePageSpecs(s *suite) {
 	// missing state).
 	s.spec("whenever pixels of the form fixture are returned, maskedRegionCount is at least the number of nodes with states.secure: true",
 		[]string{"OBS-010"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Form()
 			snap := e.fxStage(ctx, c, op, sc, "")
 			if e.fxCanPerform(wire.ActionFill) {
@@ -72,7 +72,7 @@ func observePageSpecs(s *suite) {
 	// judges a present one), noted when none had one.
 	s.spec("after session/open of a fixture URL, a present location equals that URL, both compared after WHATWG URL serialization",
 		[]string{"OBS-012"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			var problems []string
 			present := 0
 			check := func(opened string, snap *wire.EngineSnapshot) {
@@ -107,7 +107,7 @@ func observePageSpecs(s *suite) {
 	// it.
 	s.spec("five consecutive observations change none of the counter fixture's counters",
 		[]string{"OBS-013"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Counter()
 			statuses := []fixture.Status{fixture.CounterTaps(), fixture.CounterDoubleTaps(), fixture.CounterSecondaryTaps(), fixture.CounterLongPresses(),
 				fixture.CounterLastLongPress(), fixture.CounterHovers(), fixture.CounterModifiers(), fixture.CounterDisabledTaps()}

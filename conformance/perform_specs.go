@@ -17,7 +17,7 @@ package conformance
 //   - ACT-009 checks the catalog's session/restart (and several
 //     observations back), not session/reset.
 //   - ACT-004 searches stderr only when the suite spawned the server.
-//   - ACT-016 gives the tap a 2 s budget, within which the engine may wait
+//   - ACT-016 gives the tap a 1 s budget, within which the engine may wait
 //     for actionability.
 //   - A listed part that cannot be checked on the fixture (ACT-008: no
 //     rect, or the node already in view) makes the spec not verified once

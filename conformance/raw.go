@@ -651,6 +651,28 @@ func (r *rawConn) Ended() <-chan struct{} { return r.done }
 func (r *rawConn) Conn() transport.Conn { return r.tc }
 
 // Close releases the connection within timeout.
+// idle reports whether the connection can be handed on: it still reads,
+// the suite wrote only frames it tracks, no request the suite wrote is unanswered, and of what waits
+// unread (drained here) nothing is a response.
+func (r *rawConn) idle() bool {
+	r.mu.Lock()
+	ok := r.err == nil && !r.untracked && len(r.pending) == 0
+	r.mu.Unlock()
+	if !ok || r.closing.Load() {
+		return false
+	}
+	for {
+		select {
+		case f, open := <-r.frames:
+			if !open || f.IsResponse() || f.Msg == nil {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+}
+
 func (r *rawConn) Close(timeout time.Duration) error {
 	r.closing.Store(true)
 	return r.tc.Close(timeout)

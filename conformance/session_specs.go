@@ -59,7 +59,7 @@ func sessionSpecs(s *suite) {
 	s.spec("session/open of a fixture URL gets null and the next observation shows that page",
 		[]string{"SESS-001"}, func(ctx context.Context, e *runEnv) {
 			e.fxNeed("to read the page back", wire.MethodObserve)
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			staged := false // some page of this spec was shown: the engine can stage the surface
 			for _, sc := range []fixture.Screen{fixture.PageA(), fixture.PageB(), fixture.Counter(), fixture.PageA()} {
 				u := sc.URL(e.FixtureURL)
@@ -114,7 +114,7 @@ func sessionSpecs(s *suite) {
 	// about:blank counts as no location (D65).
 	s.spec("after session/restart or session/reset the next observations have no location (or about:blank) until session/open is called",
 		[]string{"SESS-004"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			for _, m := range []string{wire.MethodRestart, wire.MethodReset} {
 				if !e.Manifest.Lists(m) {
 					continue
@@ -146,7 +146,7 @@ func sessionSpecs(s *suite) {
 
 	s.spec("after session/reset the storage fixture's persisted value is gone",
 		[]string{"SESS-005"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			v := fxCanary("v5-")
 			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage(), fixture.StoragePath(v)))
 			if !slices.Contains(got, v) {
@@ -160,7 +160,7 @@ func sessionSpecs(s *suite) {
 
 	s.spec("after session/restart the storage fixture's persisted value is still there",
 		[]string{"SESS-006"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			v := fxCanary("v6-")
 			got := fxStored(e.fxStage(ctx, c, op, fixture.Storage(), fixture.StoragePath(v)))
 			if !slices.Contains(got, v) {

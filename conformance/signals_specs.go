@@ -24,7 +24,7 @@ import (
 func signalSpecs(s *suite) {
 	s.spec("a tap whose operation signal has aborted: true gets an error within 2000 ms and leaves the counter unchanged",
 		[]string{"SIG-001"}, func(ctx context.Context, e *runEnv) {
-			c, op, _ := e.inAttempt(ctx)
+			c, op, _ := e.pooledAttempt(ctx)
 			snap := e.stage(ctx, c, op, counterPath, counterMarker)
 			btn := counterTap(snap)
 			if btn == nil {

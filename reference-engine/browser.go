@@ -42,13 +42,26 @@ type launching struct {
 	done chan struct{}
 	br   *browser
 	err  error
-	// kill stops the start or kills the started Chromium at once, without
-	// waiting (the allocator's context is its child); br.close still reaps
-	// the process and removes its profile directory. For a remote browser
-	// it closes the connection.
-	kill context.CancelFunc
+	// kill stops the start, or kills the started Chromium and its helpers
+	// at once (killTree), without waiting (the allocator's context is its
+	// child); br.close still reaps the process and removes its profile
+	// directory. For a remote browser it closes the connection.
+	kill func()
 	// remote: the start attaches to a remote browser.
 	remote bool
+}
+
+// killTree kills a started Chromium's whole process tree at once
+// (browser.killTree); it does nothing while the start runs or after it
+// failed, or for a remote browser.
+func (l *launching) killTree() {
+	select {
+	case <-l.done:
+		if l.br != nil {
+			l.br.killTree()
+		}
+	default:
+	}
 }
 
 // startLaunch starts the browser in the background (launches Chromium, or
@@ -60,9 +73,13 @@ func (e *Engine) startLaunch() *launching {
 	if e.launch != nil {
 		return e.launch
 	}
-	root, kill := context.WithCancel(context.Background())
+	root, cancel := context.WithCancel(context.Background())
 	opts := e.opts
-	l := &launching{done: make(chan struct{}), kill: kill, remote: opts.CDPEndpoint != ""}
+	l := &launching{done: make(chan struct{}), remote: opts.CDPEndpoint != ""}
+	l.kill = func() {
+		l.killTree()
+		cancel()
+	}
 	e.launch = l
 	var dir *chromium.Dir
 	var derr error
@@ -210,9 +227,9 @@ func launchOnce(root context.Context, o Options, dir *chromium.Dir) (*browser, e
 	return &browser{in: in, actx: actx, acancel: acancel, bctx: bctx, bcancel: bcancel, version: v.Product}, nil
 }
 
-// close kills a launched Chromium (an orderly Browser.close takes a few
-// hundred milliseconds and only tidies a profile that is removed anyway),
-// waits until it is reaped, ends what is left of its helpers and removes
+// close kills a launched Chromium and all its helpers at once (an orderly
+// Browser.close takes a few hundred milliseconds and only tidies a profile
+// that is removed anyway), waits until it is reaped, ends what is left of its helpers and removes
 // its directory; for a remote browser it closes the connection.
 func (b *browser) close() {
 	if b.remote != nil {
@@ -220,8 +237,23 @@ func (b *browser) close() {
 		b.acancel()
 		return
 	}
+	b.killTree()
 	chromium.Stop(b.bctx, b.bcancel, b.acancel, 0)
 	b.in.Remove()
+}
+
+// killTree sends SIGKILL to a launched Chromium's process and every
+// helper of it at once (chromium.Instance.Kill); nothing for a remote
+// browser. Safe to call more than once.
+func (b *browser) killTree() {
+	if b.in == nil {
+		return
+	}
+	if c := chromedp.FromContext(b.bctx); c != nil && c.Browser != nil {
+		if p := c.Browser.Process(); p != nil {
+			b.in.Kill(p.Pid)
+		}
+	}
 }
 
 // errBrowserGone is returned when Chromium went away under the engine.

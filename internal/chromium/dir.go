@@ -228,6 +228,36 @@ func (in *Instance) Remove() error {
 	return nil
 }
 
+// Kill sends SIGKILL, at once and waiting for none, to the browser process
+// pid (the process the allocator started: a distribution's wrapper script
+// or the browser itself), every process below it, and every process that
+// names a path inside the instance's directory among its arguments.
+// Killing only the started process leaves the browser's helpers (zygotes,
+// renderers, the GPU and network processes, which name no path of the
+// instance) to notice their parent's death one after the other, tens of
+// milliseconds, and whoever waits for the started process waits for them
+// too (they hold its output pipes). Call it before the started process is
+// killed: once it is gone its children are reparented and no longer found
+// below it. The started process is still reaped by whoever started it, the
+// rest by Remove. It returns how many processes it signalled.
+func (in *Instance) Kill(pid int) int {
+	self := os.Getpid()
+	table := procs.List()
+	targets := procs.Descendants(table, pid)
+	for _, p := range table {
+		if p.Pid == pid || namesPathIn(procs.Cmdline(p.Pid), in.root) {
+			targets = append(targets, p)
+		}
+	}
+	n := 0
+	for _, p := range targets {
+		if p.Pid != self && !p.Zombie() && procs.Kill(p.Key()) {
+			n++
+		}
+	}
+	return n
+}
+
 // killLeftovers kills the processes that have an argument naming a path
 // inside root (see namesPathIn), until a pass finds none or deadline
 // passes. Chromium's helpers carry --user-data-dir=<profile>; its two

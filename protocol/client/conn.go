@@ -224,6 +224,19 @@ func (c *Conn) Diagnostics() string {
 	return b.String()
 }
 
+// Sound reports whether the connection still stands, its stream never
+// failed, and nothing unexpected was noted on it (a stray response, a
+// malformed result or message, an abort that could not be sent): whether a
+// caller may hand it on to further work.
+func (c *Conn) Sound() bool {
+	if c.disconnected() || c.stream.Err() != nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.diagnosis) == 0 && !c.closing
+}
+
 // lostError is the infrastructure ENGINE_FAILURE for a call on a lost
 // connection (spec §2.6, CLI-003).
 func (c *Conn) lostError(method string, cause error) error {
