@@ -1889,8 +1889,44 @@
   // json serialises a result with the JSON.stringify captured at install,
   // so that the engine can take a large answer back as one string (cheaper
   // than a by-value transfer) whatever the page did to JSON since.
+  //
+  // The string comes back with every UTF-16 unit above U+00FF written as a
+  // \uXXXX escape (the same JSON). A text holding one such unit (an
+  // ellipsis, a curly quote, an emoji) is a two-byte string, which the
+  // DevTools protocol transcodes unit by unit: on the 5,000-element bench
+  // page about 20 ms of a 548 KB answer's 36 ms transfer, against 2 ms for
+  // the escaping. The escaping runs the RegExp builtins captured here, and
+  // only while the page has left every RegExp.prototype member they consult
+  // (exec, flags and the flag getters) as it was at install; otherwise the
+  // text is returned as it is, equally correct, only slower to transfer.
   var J_stringify = JSON.stringify, JSONObj = JSON;
-  function json(v) { return apply(J_stringify, JSONObj, [v]); }
+  var RXP = RegExp.prototype, RX_replace = RXP[Symbol.replace];
+  var RX_MEMBERS = ['exec', 'flags', 'hasIndices', 'global', 'ignoreCase', 'multiline', 'dotAll', 'unicode', 'unicodeSets', 'sticky'];
+  var RX_ORIGINAL = [];
+  for (var rxi = 0; rxi < RX_MEMBERS.length; rxi++) {
+    var rxd = gopd(RXP, RX_MEMBERS[rxi]);
+    RX_ORIGINAL.push(rxd ? (rxd.get || rxd.value) : undefined);
+  }
+  var WIDE_UNIT = /[^\x00-\xff]/g;
+  var HEX = '0123456789abcdef';
+  function rxIntact() {
+    if (RXP[Symbol.replace] !== RX_replace) return false;
+    for (var i = 0; i < RX_MEMBERS.length; i++) {
+      var d = gopd(RXP, RX_MEMBERS[i]);
+      if ((d ? (d.get || d.value) : undefined) !== RX_ORIGINAL[i]) return false;
+    }
+    return gopd(WIDE_UNIT, 'exec') === undefined && gopd(WIDE_UNIT, 'flags') === undefined;
+  }
+  function escapeUnit(u) {
+    var c = apply(S_charCodeAt, u, [0]);
+    return '\\u' + HEX[c >> 12 & 15] + HEX[c >> 8 & 15] + HEX[c >> 4 & 15] + HEX[c & 15];
+  }
+  function json(v) {
+    var s = apply(J_stringify, JSONObj, [v]);
+    if (typeof s !== 'string' || !RX_replace || !rxIntact()) return s;
+    WIDE_UNIT.lastIndex = 0;
+    return apply(RX_replace, WIDE_UNIT, [s, escapeUnit]);
+  }
 
   // ---- install --------------------------------------------------------------
   var api = {};

@@ -1,6 +1,7 @@
 package inpage
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -629,5 +630,69 @@ func TestFocusedEditableAndSecureRects(t *testing.T) {
 	res := tb.read(ReadArgs{Mode: ModeTree, Budget: 3000})
 	if find(&res.Root, func(n *wire.SemanticNode) bool { return n.State("focused") && str(n.Role) == "textbox" }) == nil {
 		t.Errorf("deep focus through the closed root not marked")
+	}
+}
+
+// TestJSONEscapesWideUnits: the reader's json answer writes every UTF-16
+// unit above U+00FF as a \uXXXX escape, so the engine receives a one-byte
+// string (fast over the DevTools protocol), and it is the same JSON: the
+// page's own JSON.parse and Go's decoder read back what went in, surrogate
+// pairs and lone surrogates included. A page that tampers with the RegExp
+// builtins the escaping consults gets the plain text, still the same JSON.
+func TestJSONEscapesWideUnits(t *testing.T) {
+	const value = `{v: {s: "…“quoted” é\u00a0ÿ\u0100 😀 \ud800 end", k: ["Ω", "\\\"", "\u2028"], n: "plain"}}`
+	const check = `(() => { const c = globalThis.__e2eConform; const v = ` + value + `;
+	  const s = c.json(v); let wide = 0;
+	  for (let i = 0; i < s.length; i++) if (s.codePointAt(i) > 0xff) wide++;
+	  return {text: s, wide: wide, same: JSON.stringify(JSON.parse(s)) === JSON.stringify(v)}; })()`
+	type answer struct {
+		Text string `json:"text"`
+		Wide int    `json:"wide"`
+		Same bool   `json:"same"`
+	}
+	want := map[string]any{"s": "…“quoted” é\u00a0ÿĀ 😀 \ufffd end", "k": []any{"Ω", `\"`, "\u2028"}, "n": "plain"}
+	decoded := func(t *testing.T, text string) {
+		t.Helper()
+		var got struct {
+			V map[string]any `json:"v"`
+		}
+		if err := json.Unmarshal([]byte(text), &got); err != nil {
+			t.Fatalf("Go cannot decode %q: %v", text, err)
+		}
+		if fmt.Sprint(got.V) != fmt.Sprint(want) {
+			t.Errorf("Go decodes %v, want %v", got.V, want)
+		}
+	}
+	cases := []struct {
+		name   string
+		script string
+		wide   bool // the answer may hold wide units (the escaping stood aside)
+	}{
+		{name: "untouched page"},
+		{name: "page replaced exec", script: `RegExp.prototype.exec = function () { return null; };`, wide: true},
+		{name: "page replaced exec with a false match", script: `(() => { const exec = RegExp.prototype.exec; let n = 0;
+		  RegExp.prototype.exec = function (s) { if (n++ === 0) { this.lastIndex = 1; const m = ['{']; m.index = 0; m.input = s; return m; } return exec.call(this, s); }; })();`, wide: true},
+		{name: "page replaced the flags getter", script: `Object.defineProperty(RegExp.prototype, 'flags', {get() { return ''; }});`, wide: true},
+		{name: "page replaced the global getter", script: `Object.defineProperty(RegExp.prototype, 'global', {get() { return false; }});`, wide: true},
+		{name: "page replaced Symbol.replace", script: `RegExp.prototype[Symbol.replace] = function (s) { return 'hijacked'; };`, wide: true},
+		{name: "page replaced String.prototype.replace and charCodeAt", script: `String.prototype.replace = function () { return 'hijacked'; }; String.prototype.charCodeAt = function () { return 0; };`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := newTab(t, true)
+			tb.openHTML(page_("Wide", `<p>x</p><script>`+tc.script+`</script>`))
+			var a answer
+			tb.js(&a, check)
+			if !a.Same {
+				t.Fatalf("the page's JSON.parse reads back something else: %q", a.Text)
+			}
+			if !tc.wide && a.Wide != 0 {
+				t.Errorf("%d wide units left in %q", a.Wide, a.Text)
+			}
+			if tc.wide && a.Wide == 0 {
+				t.Errorf("escaped although the page replaced a RegExp member the escaping consults: %q", a.Text)
+			}
+			decoded(t, a.Text)
+		})
 	}
 }
