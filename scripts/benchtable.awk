@@ -13,6 +13,7 @@
 		if ($(i+1) == "allocs/op") allocs[name] = $i
 		if ($(i+1) == "calls/s") calls[name] = $i
 		if ($(i+1) == "cpu-ns/op") cpu[name] = $i
+		if (name == "SpawnInterleaved") lap[$(i+1)] = $i
 	}
 }
 function row(fig, floor, goal,    r, rc) {
@@ -28,6 +29,12 @@ END {
 	row("FramedLoopback", "RawLoopback", "(server alone, loopback)")
 	row("FramedSpawn", "RawSpawn", "<= 1.3x")
 	row("ObservePipelined", "RawLoopbackPipelined", "")
+	# The spawn round trips again, one of each per iteration of one loop
+	# (medians of the laps): the ratios under the same moment's scheduling.
+	if ("raw-ns" in lap) {
+		printf "%-18s %10.0f %10s %7s %8s   %-21s %10.0f %10s %8.2fx %9s   %s\n", "FramedSpawn (i)", lap["framed-ns"], "", "", "", "RawSpawn (i)", lap["raw-ns"], "", lap["framed/raw"], "", "<= 1.3x (interleaved)"
+		printf "%-18s %10.0f %10s %7s %8s   %-21s %10.0f %10s %8.2fx %9s   %s\n", "ObserveSpawn (i)", lap["observe-ns"], "", "", "", "RawSpawn (i)", lap["raw-ns"], "", lap["observe/raw"], "", "<= 1.5x (interleaved)"
+	}
 	if ("ObservePipelined" in calls)
 		printf "%-18s %12.0f calls/s (floor %.0f calls/s)   goal >= 100000 calls/s\n", "ObservePipelined", calls["ObservePipelined"], calls["RawLoopbackPipelined"]
 	# What GOMAXPROCS idle cores sustain at the measured CPU per call (client
