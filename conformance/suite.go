@@ -51,7 +51,16 @@ type suite struct {
 // when at least one of them applies to the engine; it is skipped as not
 // applicable otherwise, with the reason.
 func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e *runEnv)) {
-	s.register1(text, ids, false, body)
+	s.register1(text, ids, fixtureOfCatalog, body)
+}
+
+// specFixture registers a spec that stages a fixture screen to check a
+// clause of requirements the catalog does not mark Fixture (the rule binds
+// every engine; the suite can watch this clause only on a fixture screen,
+// e.g. WIRE-010's "no effect" of an engine/perform). It is labelled
+// fixture, so the core profile does not run it, as any fixture spec.
+func (s *suite) specFixture(text string, ids []string, body func(ctx context.Context, e *runEnv)) {
+	s.register1(text, ids, fixtureAlways, body)
 }
 
 // specNoFixture registers a spec whose body stages no fixture screen,
@@ -60,11 +69,20 @@ func (s *suite) spec(text string, ids []string, body func(ctx context.Context, e
 // env and attempt/resolveSecret canaries, SIG-001 for other methods). It
 // is not labelled fixture, so the core profile runs it.
 func (s *suite) specNoFixture(text string, ids []string, body func(ctx context.Context, e *runEnv)) {
-	s.register1(text, ids, true, body)
+	s.register1(text, ids, fixtureNever, body)
 }
 
-// register1 registers one spec; noFixture drops the fixture label.
-func (s *suite) register1(text string, ids []string, noFixture bool, body func(ctx context.Context, e *runEnv)) {
+// fixtureLabel says whether a spec carries the fixture label.
+type fixtureLabel int
+
+const (
+	fixtureOfCatalog fixtureLabel = iota // when a requirement it checks is marked Fixture
+	fixtureNever                         // never (specNoFixture)
+	fixtureAlways                        // always (specFixture)
+)
+
+// register1 registers one spec, labelled fixture as mode says.
+func (s *suite) register1(text string, ids []string, mode fixtureLabel, body func(ctx context.Context, e *runEnv)) {
 	labels := Label(ids...)
 	areas := map[string]bool{}
 	fixture := false
@@ -76,7 +94,12 @@ func (s *suite) register1(text string, ids []string, noFixture bool, body func(c
 		areas[r.Area] = true
 		fixture = fixture || r.Fixture
 	}
-	fixture = fixture && !noFixture
+	switch mode {
+	case fixtureNever:
+		fixture = false
+	case fixtureAlways:
+		fixture = true
+	}
 	for a := range areas {
 		labels = append(labels, a)
 	}

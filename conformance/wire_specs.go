@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -354,6 +355,80 @@ func wireClauseSpecs(s *suite) {
 			if e.Manifest.Lists(wire.MethodStartAttempt) {
 				ss.endAttempt(ctx)
 			}
+		})
+
+	// "has no effect" (WIRE-010) for engine/perform, whose cases above
+	// name a ref no screen holds: on the counter screen, a tap on its
+	// button whose operation is invalid (timeoutMs a string; origin
+	// outside its enum) gets -32602 and the screen does not change,
+	// watched for actQuietWait after the last answer. A valid tap, last,
+	// must change the screen within 5 s, or a tap's effect is not
+	// observable on this engine and the clause stays not verified.
+	s.specFixture("an engine/perform tap on the counter screen's button whose operation.timeoutMs is a string, or whose operation.origin is outside its enum, gets -32602 and leaves the counter unchanged",
+		[]string{"WIRE-010"}, func(ctx context.Context, e *runEnv) {
+			for _, m := range []string{wire.MethodOpen, wire.MethodObserve, wire.MethodPerform} {
+				if !e.Manifest.Lists(m) {
+					skipNotVerified("the engine does not list " + m + "; the suite stages the counter screen with session/open, reads it with engine/observe and taps it with engine/perform")
+				}
+			}
+			ss := e.openPipelined(ctx)
+			ss.attempt(ctx, false)
+			observe := func(what string) *wire.EngineSnapshot {
+				id := ss.id()
+				raw := expectResult(ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`), what)
+				var snap wire.EngineSnapshot
+				Expect(json.Unmarshal(raw, &snap)).To(Succeed(), "%s: the result is not an EngineSnapshot", what)
+				return &snap
+			}
+			id := ss.id()
+			if eo := ss.call(ctx, id, wire.MethodOpen, ss.openParams(e.FixtureURL+counterPath, id, 30000)).Error(); eo != nil {
+				skipNotVerified(fmt.Sprintf("session/open of the counter screen got error %d %q", eo.Code, eo.Message))
+			}
+			snap := observe("engine/observe of the counter screen")
+			for deadline := time.Now().Add(5 * time.Second); findText(&snap.Root, counterMarker) == nil; snap = observe("engine/observe of the counter screen") {
+				if time.Now().After(deadline) {
+					skipNotVerified(fmt.Sprintf("the counter screen did not show its marker %q within 5 s", counterMarker))
+				}
+				actPause(ctx, actPollEvery) // polling an observation, as the harness does
+			}
+			btn := counterTap(snap)
+			if btn == nil {
+				skipNotVerified(fmt.Sprintf("the counter screen shows no button named %q", counterTapName))
+			}
+			ref, err := json.Marshal(btn.Ref)
+			Expect(err).NotTo(HaveOccurred())
+			before := screenText(snap)
+			tap := func(op string) string {
+				return fmt.Sprintf(`{"ref":%s,"action":{"kind":"tap"},"operation":%s}`, ref, op)
+			}
+			for _, c := range []struct{ what, from, to string }{
+				{"operation.timeoutMs a string", `"timeoutMs":30000`, `"timeoutMs":"soon"`},
+				{"operation.origin outside its enum", `"origin":"test"`, `"origin":"robot"`},
+			} {
+				id := ss.id()
+				params := tap(strings.Replace(ss.operation(id, 30000), c.from, c.to, 1))
+				ss.write(id, wire.MethodPerform, params)
+				rep, err := ss.await(ctx, id, within)
+				Expect(err).NotTo(HaveOccurred(), "engine/perform tap with %s (params %s): no answer within %d ms", c.what, params, within.Milliseconds())
+				expectCode(rep.f, wire.CodeInvalidParams, "engine/perform tap on the counter's button with "+c.what+" (params "+clip(params)+")")
+				Expect(screenText(observe("engine/observe after the invalid tap"))).To(Equal(before), "the counter screen changed after an engine/perform tap with %s got -32602: want no effect", c.what)
+			}
+			watchQuietly(ctx, time.Now(), func() {
+				Expect(screenText(observe("engine/observe after the invalid taps"))).To(Equal(before), "the counter screen changed within %d ms after the invalid taps got -32602: want no effect", actQuietWait.Milliseconds())
+			})
+			// The control: a valid tap changes the screen.
+			id = ss.id()
+			if eo := ss.call(ctx, id, wire.MethodPerform, tap(ss.operation(id, 30000))).Error(); eo != nil {
+				skipNotVerified(fmt.Sprintf("a valid tap on the counter's button got error %d %q, so a tap's effect could not be seen", eo.Code, eo.Message))
+			}
+			for deadline := time.Now().Add(5 * time.Second); screenText(observe("engine/observe after the valid tap")) == before; {
+				if time.Now().After(deadline) {
+					skipNotVerified("a valid tap on the counter's button did not change the counter screen within 5 s: a tap's effect is not observable, so the unchanged screen after the invalid taps shows nothing")
+				}
+				actPause(ctx, actPollEvery)
+			}
+			e.observed("WIRE-010", "invalid engine/perform taps left the counter unchanged; a valid one changed it")
+			ss.endAttempt(ctx)
 		})
 
 	s.spec("header parts with charset utf8, UTF-8 and Utf8, with Content-Type before Content-Length, and with a field the server does not know are each read and answered",
