@@ -80,9 +80,15 @@ func stateSpecs(s *suite) {
 			st, cc, cop := e.fxCaptureStored(ctx, []string{v})
 			reset := ""
 			if e.Manifest.Lists(wire.MethodReset) {
-				err := cc.Reset(ctx, cop)
-				Expect(err).NotTo(HaveOccurred(), "session/reset after capturing the state holding %q: want null, got %s", v, fxDescribeError(err))
-				reset = ", and the session/reset sent after the capture"
+				// The reset only helps an engine that keeps storage across
+				// connections; what it answers is SESS-004/SESS-005's
+				// concern, not STATE-002's: an error is noted, and the
+				// control connection below decides as without a reset.
+				if err := cc.Reset(ctx, cop); err != nil {
+					noteEntry("session/reset after capturing the state holding %q got %s; the spec went on without it", v, fxDescribeError(err))
+				} else {
+					reset = ", and the session/reset sent after the capture"
+				}
 			}
 			e.fxEnd(ctx, cc)
 			bc, bop, _ := e.inAttempt(ctx)
