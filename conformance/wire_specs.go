@@ -366,11 +366,10 @@ func wireClauseSpecs(s *suite) {
 	// observable on this engine and the clause stays not verified.
 	s.specFixture("an engine/perform tap on the counter screen's button whose operation.timeoutMs is a string, or whose operation.origin is outside its enum, gets -32602 and leaves the counter unchanged",
 		[]string{"WIRE-010"}, func(ctx context.Context, e *runEnv) {
-			for _, m := range []string{wire.MethodOpen, wire.MethodObserve, wire.MethodPerform} {
-				if !e.Manifest.Lists(m) {
-					skipNotVerified("the engine does not list " + m + "; the suite stages the counter screen with session/open, reads it with engine/observe and taps it with engine/perform")
-				}
+			if !e.Manifest.Lists(wire.MethodPerform) {
+				Skip(notApplicable + "the engine does not list engine/perform (WIRE-010 binds listed methods)")
 			}
+			e.fxNeed("to stage the counter screen and read it", wire.MethodOpen, wire.MethodObserve)
 			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
 			observe := func(what string) *wire.EngineSnapshot {
@@ -380,17 +379,25 @@ func wireClauseSpecs(s *suite) {
 				Expect(json.Unmarshal(raw, &snap)).To(Succeed(), "%s: the result is not an EngineSnapshot", what)
 				return &snap
 			}
+			// observeUntil polls the screen (as the harness does) until it
+			// shows what ok wants, or leaves the spec not verified after 5 s.
+			observeUntil := func(what string, ok func(*wire.EngineSnapshot) bool, unseen string) *wire.EngineSnapshot {
+				for deadline := time.Now().Add(5 * time.Second); ; actPause(ctx, actPollEvery) {
+					if snap := observe(what); ok(snap) {
+						return snap
+					}
+					if time.Now().After(deadline) {
+						skipNotVerified(unseen)
+					}
+				}
+			}
 			id := ss.id()
 			if eo := ss.call(ctx, id, wire.MethodOpen, ss.openParams(e.FixtureURL+counterPath, id, 30000)).Error(); eo != nil {
 				skipNotVerified(fmt.Sprintf("session/open of the counter screen got error %d %q", eo.Code, eo.Message))
 			}
-			snap := observe("engine/observe of the counter screen")
-			for deadline := time.Now().Add(5 * time.Second); findText(&snap.Root, counterMarker) == nil; snap = observe("engine/observe of the counter screen") {
-				if time.Now().After(deadline) {
-					skipNotVerified(fmt.Sprintf("the counter screen did not show its marker %q within 5 s", counterMarker))
-				}
-				actPause(ctx, actPollEvery) // polling an observation, as the harness does
-			}
+			snap := observeUntil("engine/observe of the counter screen",
+				func(s *wire.EngineSnapshot) bool { return findText(&s.Root, counterMarker) != nil },
+				fmt.Sprintf("the counter screen did not show its marker %q within 5 s", counterMarker))
 			btn := counterTap(snap)
 			if btn == nil {
 				skipNotVerified(fmt.Sprintf("the counter screen shows no button named %q", counterTapName))
@@ -401,6 +408,7 @@ func wireClauseSpecs(s *suite) {
 			tap := func(op string) string {
 				return fmt.Sprintf(`{"ref":%s,"action":{"kind":"tap"},"operation":%s}`, ref, op)
 			}
+			const rule = `§4.0: "Params that break the method's schema are answered with -32602 and have no effect."`
 			for _, c := range []struct{ what, from, to string }{
 				{"operation.timeoutMs a string", `"timeoutMs":30000`, `"timeoutMs":"soon"`},
 				{"operation.origin outside its enum", `"origin":"test"`, `"origin":"robot"`},
@@ -411,22 +419,19 @@ func wireClauseSpecs(s *suite) {
 				rep, err := ss.await(ctx, id, within)
 				Expect(err).NotTo(HaveOccurred(), "engine/perform tap with %s (params %s): no answer within %d ms", c.what, params, within.Milliseconds())
 				expectCode(rep.f, wire.CodeInvalidParams, "engine/perform tap on the counter's button with "+c.what+" (params "+clip(params)+")")
-				Expect(screenText(observe("engine/observe after the invalid tap"))).To(Equal(before), "the counter screen changed after an engine/perform tap with %s got -32602: want no effect", c.what)
+				Expect(screenText(observe("engine/observe after the invalid tap"))).To(Equal(before), "the counter screen changed after an engine/perform tap with %s got -32602: want no effect (%s)", c.what, rule)
 			}
 			watchQuietly(ctx, time.Now(), func() {
-				Expect(screenText(observe("engine/observe after the invalid taps"))).To(Equal(before), "the counter screen changed within %d ms after the invalid taps got -32602: want no effect", actQuietWait.Milliseconds())
+				Expect(screenText(observe("engine/observe after the invalid taps"))).To(Equal(before), "the counter screen changed within %d ms after the invalid taps got -32602: want no effect (%s)", actQuietWait.Milliseconds(), rule)
 			})
 			// The control: a valid tap changes the screen.
 			id = ss.id()
 			if eo := ss.call(ctx, id, wire.MethodPerform, tap(ss.operation(id, 30000))).Error(); eo != nil {
 				skipNotVerified(fmt.Sprintf("a valid tap on the counter's button got error %d %q, so a tap's effect could not be seen", eo.Code, eo.Message))
 			}
-			for deadline := time.Now().Add(5 * time.Second); screenText(observe("engine/observe after the valid tap")) == before; {
-				if time.Now().After(deadline) {
-					skipNotVerified("a valid tap on the counter's button did not change the counter screen within 5 s: a tap's effect is not observable, so the unchanged screen after the invalid taps shows nothing")
-				}
-				actPause(ctx, actPollEvery)
-			}
+			observeUntil("engine/observe after the valid tap",
+				func(s *wire.EngineSnapshot) bool { return screenText(s) != before },
+				"a valid tap on the counter's button did not change the counter screen within 5 s: a tap's effect is not observable, so the unchanged screen after the invalid taps shows nothing")
 			e.observed("WIRE-010", "invalid engine/perform taps left the counter unchanged; a valid one changed it")
 			ss.endAttempt(ctx)
 		})
