@@ -63,7 +63,7 @@ func writeArtifact(dir, rel string, data []byte) error {
 // under the attempt's artifacts directory, or returned as data when there
 // is none.
 //
-// Implements: ART-001, ART-002, ART-003.
+// Implements: ART-001, ART-002, ART-003, ART-006.
 func (e *Engine) Screenshot(ctx context.Context, op server.Operation, l *string) (*wire.ScreenshotResult, error) {
 	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
