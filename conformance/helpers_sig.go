@@ -496,22 +496,32 @@ func (s *pipelinedConn) skipNotSlow(id string) {
 // rule), never failed. Which of the two answers the engine wrote first
 // then does not matter: the control does not race anything.
 func (s *pipelinedConn) refusesSlowPage(ctx context.Context, eo *wire.ErrorObject) {
+	if c := s.slowPageRefusal(ctx, eo); c != nil {
+		stagingRefused(s.e.FixtureURL+slowPath, c)
+	}
+}
+
+// slowPageRefusal is refusesSlowPage's control: it returns the control
+// open's error when it is eo's (code, data.type and data.code), nil when
+// the control loaded the page, got another answer or none in time.
+func (s *pipelinedConn) slowPageRefusal(ctx context.Context, eo *wire.ErrorObject) *wire.ErrorObject {
 	if s.slowAccepted {
-		return // a control open of this session already loaded the slow page
+		return nil // a control open of this session already loaded the slow page
 	}
 	id := s.id()
 	s.write(id, wire.MethodOpen, s.openParams(s.e.FixtureURL+slowPath, id, 30000))
 	rep, err := s.await(ctx, id, fixture.SlowDelay+5*time.Second)
 	if err != nil {
 		s.abort(id, "")
-		return
+		return nil
 	}
 	if c := rep.f.Error(); c != nil && c.Code == eo.Code && dataOf(c).Type == dataOf(eo).Type && dataOf(c).Code == dataOf(eo).Code {
-		stagingRefused(s.e.FixtureURL+slowPath, c)
+		return c
 	}
 	if rep.f.Error() == nil {
 		s.slowAccepted = true
 	}
+	return nil
 }
 
 // notRefused checks that f, the answer to session/open of the slow page
@@ -522,16 +532,20 @@ func (s *pipelinedConn) refusesSlowPage(ctx context.Context, eo *wire.ErrorObjec
 // page is not verified rather than passed.
 func (s *pipelinedConn) notRefused(ctx context.Context, f *frame, reason string) {
 	eo := f.Error()
-	if eo == nil {
-		return
-	}
-	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && (d.Code == "CANCELLED" || d.Code == "OPERATION_TIMEOUT") {
-		return
-	}
-	if reason != "" && echoesReason(eo, reason) {
+	if eo == nil || abortAnswer(eo, reason) {
 		return
 	}
 	s.refusesSlowPage(ctx, eo)
+}
+
+// abortAnswer reports whether eo is an answer an abort (with reason, when
+// not "") or a timeout gives: CANCELLED, OPERATION_TIMEOUT, or the
+// reason echoed.
+func abortAnswer(eo *wire.ErrorObject, reason string) bool {
+	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && (d.Code == "CANCELLED" || d.Code == "OPERATION_TIMEOUT") {
+		return true
+	}
+	return reason != "" && echoesReason(eo, reason)
 }
 
 // echoesReason reports whether eo carries the code and message of the

@@ -52,6 +52,10 @@ type SpecResult struct {
 	// to judge while behaving as the spec allows (it does not make the run
 	// incomplete).
 	NothingToCheck bool `json:"nothingToCheck,omitempty"`
+	// SuiteError marks a spec the suite's own code broke (a panic): the
+	// spec is not verified, never failed, and the run is a harness error
+	// unless a MUST failed elsewhere.
+	SuiteError bool `json:"suiteError,omitempty"`
 	// Evidence is what the spec observed and checked, per requirement.
 	Evidence Evidence      `json:"evidence,omitempty"`
 	Duration time.Duration `json:"durationNs"`
@@ -131,7 +135,12 @@ func specsFrom(r types.Report) []SpecResult {
 			res.Status, res.Message = NotVerified, strings.TrimPrefix(msg, notVerified)
 		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
 			res.Status, res.Message = NotSelected, msg
-		default: // failed, panicked, timedout, interrupted, aborted
+		case sr.State == types.SpecStatePanicked:
+			// A panic is the suite's own bug, whatever the engine sent: no
+			// requirement is failed for it (the run reports a harness error).
+			res.Status, res.SuiteError = NotVerified, true
+			res.Message = "the suite itself broke (a bug of e2e-conform, not a finding about the engine; please report it): " + failureText(sr)
+		default: // failed, timedout, interrupted, aborted
 			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+failureText(sr))
 		}
 		for _, e := range sr.ReportEntries {
@@ -248,6 +257,12 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 		}
 	}
 	mustFailed, mustUnverified := 0, 0
+	var suiteErrors []string
+	for _, s := range specs {
+		if s.SuiteError {
+			suiteErrors = append(suiteErrors, fmt.Sprintf("%q", s.Text))
+		}
+	}
 	for _, r := range catalog.All() {
 		rr := RequirementResult{ID: r.ID, Area: r.Area, Level: string(r.Level), Statement: r.Statement}
 		ss := bySpec[r.ID]
@@ -320,6 +335,9 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 	switch {
 	case harnessErr != nil:
 		res.Verdict, res.ExitCode, res.Reason = "harness error", ExitHarness, harnessErr.Error()
+	case len(suiteErrors) > 0 && mustFailed == 0:
+		res.Verdict, res.ExitCode = "harness error", ExitHarness
+		res.Reason = fmt.Sprintf("the suite itself broke in %d spec(s) (%s): a bug of e2e-conform, whose verdict on the engine is therefore unknown", len(suiteErrors), strings.Join(suiteErrors, ", "))
 	case ran == 0:
 		res.Verdict, res.ExitCode, res.Reason = "incomplete", ExitIncomplete, "no spec ran: a run that checks nothing is never conformant"
 	case mustFailed > 0:

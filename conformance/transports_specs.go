@@ -49,7 +49,9 @@ func transportSpecs(s *suite) {
 			// Failing requests of every kind: unknown method, invalid
 			// params, an engine failure, an overlapping attempt.
 			try(probeMethod, none)
-			try(e.Manifest.Methods[0], func(string) string { return `[]` })
+			if len(e.Manifest.Methods) > 0 {
+				try(e.Manifest.Methods[0], func(string) string { return `[]` })
+			}
 			if e.Manifest.Lists(wire.MethodOpen) {
 				try(wire.MethodOpen, func(id string) string { return ss.openParams("http://127.0.0.1:1/", id, 30000) })
 			}
@@ -166,7 +168,11 @@ func transportSpecs(s *suite) {
 				if rep, ok := a.replies[id]; ok {
 					why += ": session/open answered " + clip(string(rep.f.Content))
 				}
-				Skip(notVerified + "the suite could not keep a request in flight: " + why)
+				// The engine did what it may (refuse or answer the open,
+				// not fetch the page): no sentence obliges it to keep this
+				// request in flight, so the check had nothing to judge and
+				// does not make the run incomplete.
+				skipNothingToCheck("the suite could not keep a request in flight: " + why)
 			}
 			select {
 			case <-h.Arrived:

@@ -1,0 +1,146 @@
+package conformance_test
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/e2e-conform/toolkit/conformance"
+)
+
+// kioskEngine is the independent engine of shared/ (issue 25 §1): written
+// from the public protocol documents by others, in Python's standard
+// library, with a kiosk's limits (it shows only its own app, so it stages
+// no fixture screen). It is correct as far as anyone here knows.
+const kioskEngine = "../../shared/engines/py-kiosk/engine.py"
+
+// kioskKnownDefects lists, in one place, the requirements the kiosk fails
+// because the kiosk is wrong, each with the sentence of the spec it
+// breaks. The kiosk is not ours to change; an entry here is reported
+// (t.Log) on every run, and a listed requirement that no longer fails is
+// an error (the entry is stale). Empty: no defect of the kiosk is known.
+var kioskKnownDefects = map[string]string{}
+
+// python3 returns the path of python3, failing the test when it is
+// missing: `make test` installs it (the Makefile's python target).
+func python3(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatalf("python3 is needed to run the independent kiosk engine (make test installs it): %v", err)
+	}
+	return p
+}
+
+// kioskListen starts the kiosk on a TCP port it picks and returns its
+// address (read from its "listening on HOST:PORT" line, so nothing
+// connects before the suite).
+func kioskListen(t *testing.T, py, engine string) (string, func()) {
+	t.Helper()
+	cmd := exec.Command(py, engine, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	listening := regexp.MustCompile(`listening on (\S+:\d+)`)
+	sc := bufio.NewScanner(stderr)
+	addr := ""
+	for sc.Scan() {
+		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+			break
+		}
+	}
+	if addr == "" {
+		stop()
+		t.Fatalf("the kiosk did not say where it listens (%v)", sc.Err())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	return addr, stop
+}
+
+// TestIndependentKioskEngine: the suite judges the kiosk conformant in
+// core and never non-conformant in full (exit 0 or 3), over spawn and over
+// TCP; no requirement is failed but a listed known defect of the kiosk.
+func TestIndependentKioskEngine(t *testing.T) {
+	py := python3(t)
+	engine, err := filepath.Abs(kioskEngine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(engine); err != nil {
+		t.Fatalf("the kiosk engine must sit in shared/ beside the repository: %v", err)
+	}
+	bins(t)
+	for id, why := range kioskKnownDefects {
+		t.Logf("known defect of the kiosk (not of the suite): %s: %s", id, why)
+	}
+	runs := []struct {
+		profile string
+		tcp     bool
+	}{{"core", false}, {"core", true}, {"full", false}, {"full", true}}
+	for _, run := range runs {
+		name := run.profile + "/spawn"
+		if run.tcp {
+			name = run.profile + "/tcp"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // two suite runs at a time (-parallel defaults to GOMAXPROCS)
+			args := []string{"--profile", run.profile}
+			if run.tcp {
+				addr, stop := kioskListen(t, py, engine)
+				defer stop()
+				args = append(args, "--connect", addr)
+			} else {
+				args = append(args, "--spawn", py+" "+engine)
+			}
+			code, res, out := conform(t, args...)
+			var failed []string
+			for _, r := range res.Requirements {
+				if r.Status != conformance.Failed {
+					continue
+				}
+				if _, known := kioskKnownDefects[r.ID]; !known {
+					failed = append(failed, r.ID+": "+r.Reason)
+				}
+			}
+			sort.Strings(failed)
+			if len(failed) > 0 {
+				t.Errorf("the suite fails the kiosk on %d requirement(s); find the sentence of the spec that forbids what it did, or fix the suite:\n%s", len(failed), strings.Join(failed, "\n"))
+			}
+			st := statuses(res)
+			for id := range kioskKnownDefects {
+				if st[id] != conformance.Failed && st[id] != conformance.NotVerified {
+					t.Errorf("%s is listed as a known defect of the kiosk but is %s: remove the stale entry", id, st[id])
+				}
+			}
+			switch {
+			case len(res.Requirements) == 0:
+				t.Fatalf("exit %d and no report\n%s", code, tail(out))
+			case run.profile == "core" && code != conformance.ExitConformant && len(kioskKnownDefects) == 0:
+				t.Errorf("core: exit %d (%s), want conformant (0)\n%s", code, res.Reason, tail(out))
+			case run.profile == "full" && code != conformance.ExitConformant && code != conformance.ExitIncomplete:
+				t.Errorf("full: exit %d (%s), want 0 or 3, never non-conformant\n%s", code, res.Reason, tail(out))
+			}
+		})
+	}
+}
+
+// tail is the last lines of a run's output (its summary).
+func tail(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	return strings.Join(lines, "\n")
+}
