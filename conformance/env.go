@@ -375,6 +375,11 @@ func (e *runEnv) discover(ctx context.Context) (wire.Manifest, error) {
 	}
 	defer r.Close(5 * time.Second)
 	f, err := r.Call(ctx, "0", wire.MethodInitialize, initializeParams(wire.RoleWorker))
+	if err != nil && f != nil {
+		// Answered under another id: WIRE-008's breach, not LIFE-001's
+		// (markUnreachable).
+		return m, &initIDError{got: f.ID(), content: e.Redact(clip(string(f.Content)))}
+	}
 	if err != nil {
 		return m, fmt.Errorf("initialize: %w; %s", err, r.Conn().Diagnostics())
 	}

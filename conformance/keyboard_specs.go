@@ -162,10 +162,11 @@ func keyboardSpecs(s *suite) {
 	// actPressKeys go to the focused keys input; the input is focused again
 	// before a key whenever the newest observation shows it unfocused (a
 	// key may move the focus). Tab comes last.
-	s.spec("keyboard/press delivers each named key, a character, modifier combinations and Shift++ to the focused input as the keys fixture shows, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
+	s.spec("keyboard/press delivers each named key, a character, modifier combinations and Shift++ to the focused input as the keys fixture shows, ControlOrMeta as Control where the keys screen and the engine's host are known not to be macOS, or fails with UNSUPPORTED_CAPABILITY, and never delivers another key",
 		[]string{"KEY-004"}, func(ctx context.Context, e *runEnv) {
 			a := e.openScreenClient(ctx)
 			a.stage(ctx, fixture.Keys())
+			com, why := a.controlOrMeta()
 			a.focus(ctx, fixture.KeysInput())
 			delivered := 0
 			for _, key := range actPressKeys {
@@ -178,6 +179,7 @@ func keyboardSpecs(s *suite) {
 				err := a.c.Press(ctx, a.op, key)
 				if a.expectKeyDelivered(ctx, key, err, before, fmt.Sprintf("keyboard/press %q with the keys input focused", key)) {
 					delivered++
+					a.expectControlOrMeta(key, com, why, before)
 				}
 			}
 			a.expectNoLateKeys(ctx, "keyboard/press")

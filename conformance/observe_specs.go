@@ -14,4 +14,5 @@ func observeSpecs(s *suite) {
 	observePixelsSpecs(s)
 	observeNodeSpecs(s)
 	observePageSpecs(s)
+	observeLimitSpecs(s)
 }

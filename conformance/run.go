@@ -206,8 +206,21 @@ func (r *Result) markIncomplete(why string) {
 // does TRN-001 (§9.1: "stdout carries only the protocol [...] Any byte on
 // stdout that does not frame as §1.1 is a fatal framing fault"): the
 // violation was observed, it is not a gap of the run.
+//
+// An initialize answered under another id (initIDError) breaks WIRE-008,
+// which fails with the exchange; LIFE-001 is then not verified, not
+// failed: the answer the engine wrote may well hold {protocolVersion: 1,
+// manifest}, but §1.4 has a client ignore a response "whose id matches no
+// pending request", so the suite has no answer to initialize to judge by
+// LIFE-001's sentence, and the run/worker comparison never ran.
 func (r *Result) markUnreachable(err error, env *runEnv) {
-	r.fail("LIFE-001", "the engine could not be initialized: "+err.Error())
+	var ide *initIDError
+	if errors.As(err, &ide) {
+		r.fail("WIRE-008", ide.Error())
+		r.notVerify("LIFE-001", "initialize got no answer with its own id, so its result could not be judged (WIRE-008 is the requirement broken; §1.4 has a client ignore a response whose id matches no pending request): "+ide.Error())
+	} else {
+		r.fail("LIFE-001", "the engine could not be initialized: "+err.Error())
+	}
 	if env != nil {
 		if v := env.Violations("WIRE-001"); len(v) > 0 {
 			r.fail("WIRE-001", "while the suite initialized the engine: "+v[0])
@@ -217,6 +230,30 @@ func (r *Result) markUnreachable(err error, env *runEnv) {
 		}
 	}
 	r.Verdict, r.ExitCode, r.Reason = "non-conformant", ExitNonConformant, "the engine could not be initialized"
+}
+
+// initIDError is discovery's initialize (id 0) answered under another
+// id: a string "0", or an id the suite never wrote.
+type initIDError struct {
+	got     string // the id the answer carried, as JSON
+	content string // the answer, clipped and redacted
+}
+
+func (e *initIDError) Error() string {
+	return fmt.Sprintf("initialize, sent with id 0 (an integer) and valid params: want its answer with id 0 (§1.4: \"A receiver echoes an id unchanged, with the same JSON type and value\"), got one with id %s: %s", e.got, e.content)
+}
+
+// notVerify marks requirement id not verified with reason (a requirement
+// failed by another's breach is reset too).
+func (r *Result) notVerify(id, reason string) {
+	for i := range r.Requirements {
+		if r.Requirements[i].ID == id {
+			r.Counts[r.Requirements[i].Status]--
+			r.Counts[NotVerified]++
+			r.Requirements[i].Status = NotVerified
+			r.Requirements[i].Reason = reason
+		}
+	}
 }
 
 // fail marks requirement id failed with reason.

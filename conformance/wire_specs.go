@@ -19,6 +19,7 @@ import (
 // are checked on every message by the run-wide checks).
 func wireSpecs(s *suite) {
 	wireClauseSpecs(s)
+	wireParamsShapeSpecs(s)
 	s.spec("a message split across writes, 50 ms apart, several messages in one write, and a Content-Type field are handled",
 		[]string{"WIRE-003"}, func(ctx context.Context, e *runEnv) {
 			r := e.initialized(ctx)
@@ -367,7 +368,7 @@ func wireClauseSpecs(s *suite) {
 	// watched for actQuietWait after the last answer. A valid tap, last,
 	// must change the screen within 5 s, or a tap's effect is not
 	// observable on this engine and the clause stays not verified.
-	s.specFixture("an engine/perform tap on the counter screen's button whose operation.timeoutMs is a string, or whose operation.origin is outside its enum, gets -32602 and leaves the counter unchanged",
+	s.specFixture("an engine/perform tap on the counter screen's button whose operation.timeoutMs is a string, whose operation.origin is outside its enum, or whose valid params come wrapped in a one-element array, gets -32602 and leaves the counter unchanged",
 		[]string{"WIRE-010"}, func(ctx context.Context, e *runEnv) {
 			if !e.Manifest.Lists(wire.MethodPerform) {
 				Skip(notApplicable + "the engine does not list engine/perform (WIRE-010 binds listed methods)")
@@ -424,6 +425,15 @@ func wireClauseSpecs(s *suite) {
 				expectCode(rep.f, wire.CodeInvalidParams, "engine/perform tap on the counter's button with "+c.what+" (params "+clip(params)+")")
 				Expect(screenText(observe("engine/observe after the invalid tap"))).To(Equal(before), "the counter screen changed after an engine/perform tap with %s got -32602: want no effect (%s)", c.what, rule)
 			}
+			// The valid tap's params wrapped in a one-element array (§1.4:
+			// "Array params are answered with -32602").
+			id = ss.id()
+			params := "[" + tap(ss.operation(id, 30000)) + "]"
+			ss.write(id, wire.MethodPerform, params)
+			rep, err := ss.await(ctx, id, within)
+			Expect(err).NotTo(HaveOccurred(), "engine/perform tap with its valid params wrapped in a one-element array (params %s): no answer within %d ms", params, within.Milliseconds())
+			expectCode(rep.f, wire.CodeInvalidParams, "engine/perform tap on the counter's button with its valid params wrapped in a one-element array (params "+clip(params)+")")
+			Expect(screenText(observe("engine/observe after the wrapped tap"))).To(Equal(before), "the counter screen changed after an engine/perform tap with its params wrapped in a one-element array got -32602: want no effect (%s)", rule)
 			watchQuietly(ctx, time.Now(), func() {
 				Expect(screenText(observe("engine/observe after the invalid taps"))).To(Equal(before), "the counter screen changed within %d ms after the invalid taps got -32602: want no effect (%s)", actQuietWait.Milliseconds(), rule)
 			})
