@@ -130,13 +130,15 @@ func (e *runEnv) unwritableDir() (string, string) {
 	var tried []string
 	if dir, err := os.MkdirTemp(e.Artifacts, "unwritable-"); err == nil {
 		if err := os.Chmod(dir, 0o555); err == nil {
-			DeferCleanup(func() { _ = os.Chmod(dir, 0o755) })
 			why := writable(dir)
 			if why == "" {
+				DeferCleanup(func() { _ = os.Chmod(dir, 0o755) })
 				return dir, ""
 			}
 			tried = append(tried, why)
 		}
+		_ = os.Chmod(dir, 0o755)
+		_ = os.Remove(dir)
 	}
 	if runtime.GOOS == "linux" {
 		dir := fmt.Sprintf("/proc/%d/fdinfo", os.Getpid())
