@@ -84,21 +84,30 @@ func artifactSpecs(s *suite) {
 			}
 		})
 
-	s.spec("returned screenshot data decodes from padded standard base64 to a valid PNG",
+	// An engine that writes paths is asked once more in an attempt whose
+	// artifactsDir it cannot write: {data} is the form "for a server that
+	// cannot write the artifact directory" (§4.16). An error answer there,
+	// or a path all the same, is noted and not judged here.
+	s.spec("returned screenshot data decodes from padded standard base64 to a valid PNG, also where the server cannot write the artifact directory",
 		[]string{"ART-003"}, func(ctx context.Context, e *runEnv) {
 			a := e.openRawAttempt(ctx)
 			datas := 0
-			for _, shot := range a.screenshots(ctx) {
-				var d string
-				if json.Unmarshal(shot.res["data"], &d) != nil {
-					continue
+			check := func(shots []screenshotResponse) {
+				for _, shot := range shots {
+					var d string
+					if json.Unmarshal(shot.res["data"], &d) != nil {
+						continue
+					}
+					datas++
+					e.observed("ART-003", "screenshot data decoded")
+					_, _, err := decodePNG(d)
+					Expect(err).NotTo(HaveOccurred(), "%s: data: want padded standard base64 of a PNG (§1.6: \"Binary data is base64 in the standard alphabet of RFC 4648 §4, with = padding and no line breaks or other whitespace\")", shot.what)
 				}
-				datas++
-				_, _, err := decodePNG(d)
-				Expect(err).NotTo(HaveOccurred(), "%s: data: want padded standard base64 of a PNG", shot.what)
 			}
+			check(a.screenshots(ctx))
+			unwritable := a.screenshotUnwritable(ctx, check)
 			if datas == 0 {
-				skipNothingToCheck("artifacts/screenshot returned a path, never data; there was no data to decode")
+				skipNothingToCheck("artifacts/screenshot returned a path, never data; there was no data to decode (" + unwritable + ")")
 			}
 		})
 
@@ -192,4 +201,33 @@ func artifactSpecs(s *suite) {
 			err := json.Unmarshal(raw, &segs)
 			Expect(err == nil && segs != nil && len(segs) == 0).To(BeTrue(), "artifacts/stopVideo without startVideo: want [], got %s", clip(string(raw)))
 		})
+	artifactMaskSpecs(s)
+}
+
+// screenshotUnwritable restarts a's attempt in a directory the server
+// cannot write (unwritableDir) and passes check the two screenshots taken
+// there that answered a result. It returns what happened, for a note.
+func (a *rawAttemptConn) screenshotUnwritable(ctx context.Context, check func([]screenshotResponse)) string {
+	dir, why := a.e.unwritableDir()
+	if dir == "" {
+		return why
+	}
+	if why := a.restartAttemptIn(ctx, dir); why != "" {
+		return why
+	}
+	var shots []screenshotResponse
+	for _, label := range []string{"", "unwritable directory"} {
+		what, members := "artifacts/screenshot without label in an attempt whose artifactsDir "+dir+" the server cannot write", ""
+		if label != "" {
+			what, members = "artifacts/screenshot with label "+label+" in an attempt whose artifactsDir "+dir+" the server cannot write", fmt.Sprintf(`"label":%q`, label)
+		}
+		f := a.call(ctx, wire.MethodScreenshot, members)
+		if eo := f.Error(); eo != nil {
+			By(fmt.Sprintf("%s: answered error %d %q", what, eo.Code, eo.Message))
+			continue
+		}
+		shots = append(shots, screenshotResponse{what: what, raw: f.Result(), res: resultObject(f, what)})
+	}
+	check(shots)
+	return fmt.Sprintf("in an attempt whose artifactsDir %s the server cannot write, %d screenshot(s) answered a result and none carried data", dir, len(shots))
 }

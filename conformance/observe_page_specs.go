@@ -17,38 +17,36 @@ import (
 // secure nodes, the location after session/open, and observations without
 // side effects (spec §4.8).
 func observePageSpecs(s *suite) {
-	// When the engine declares fill, pixels are asked for twice: with the
-	// password field empty, then filled (a filled secure field is what
-	// masking is about, but the count binds "whenever pixels are returned",
-	// and §4.8 counts secure nodes, not filled ones: an engine that skips
-	// the empty field fails). Pixels stay optional: an engine that returns none passes
-	// with a note, as for OBS-009. With no node reported secure the count
-	// has nothing to bound and the spec is not verified (OBS-007 judges the
-	// missing state).
-	s.spec("whenever pixels of the form fixture are returned, maskedRegionCount is at least the number of nodes with states.secure: true",
+	// Pixels are asked for twice: with the password field empty, then
+	// holding a typed value (a filled secure field is what masking is
+	// about, but the count binds "whenever pixels are returned", and §4.8
+	// counts secure nodes, not filled ones: an engine that skips the empty
+	// field fails). In the second, each secure node's rect must be masked
+	// in the pixels (D75; §4.8: "Pixels MUST mask every secure field").
+	// Pixels stay optional: an engine that returns none passes with a
+	// note, as for OBS-009. With no node reported secure the count has
+	// nothing to bound and the spec is not verified (OBS-007 judges the
+	// missing state); so is the pixel clause when the suite cannot put a
+	// value into the field or read the pixels (OBS-009 judges them).
+	s.spec("whenever pixels of the form fixture are returned, maskedRegionCount is at least the number of nodes with states.secure: true, and with a typed value in the password field each such node's rect is masked in the pixels (D75)",
 		[]string{"OBS-010"}, func(ctx context.Context, e *runEnv) {
 			c, op, _ := e.pooledAttempt(ctx)
 			sc := fixture.Form()
 			snap := e.fxStage(ctx, c, op, sc, "")
-			if e.fxCanPerform(wire.ActionFill) {
-				// "Whenever pixels are returned" (catalog OBS-010) includes
-				// the empty password field: it is secure before it holds a
-				// value, and the count must cover it then too.
-				empty, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
-				Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture, the password field empty: want a snapshot, got %s", fxDescribeError(err))
-				if secure := fxCountSecure(empty); empty.Pixels != nil && secure > 0 {
-					masked := int64(0)
-					if empty.MaskedRegionCount != nil {
-						masked = *empty.MaskedRegionCount
-					}
-					Expect(masked).To(BeNumerically(">=", secure), "pixels of the form fixture with the password field empty: want maskedRegionCount >= %d (the nodes with states.secure: true), got %d", secure, masked)
+			// "Whenever pixels are returned" (catalog OBS-010) includes
+			// the empty password field: it is secure before it holds a
+			// value, and the count must cover it then too.
+			empty, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
+			Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture, the password field empty: want a snapshot, got %s", fxDescribeError(err))
+			if secure := fxCountSecure(empty); empty.Pixels != nil && secure > 0 {
+				masked := int64(0)
+				if empty.MaskedRegionCount != nil {
+					masked = *empty.MaskedRegionCount
 				}
-				v := fxCanary("e2e-conform-password-")
-				e.Secret(v)
-				err = c.Perform(ctx, op, fxNode(snap, sc, fixture.FormPassword()).Ref, wire.LocatorAction{Kind: wire.ActionFill, Value: v, Sensitive: true})
-				Expect(err).NotTo(HaveOccurred(), "engine/perform fill (sensitive) of the password field: want null, got %s", fxDescribeError(err))
+				Expect(masked).To(BeNumerically(">=", secure), "pixels of the form fixture with the password field empty: want maskedRegionCount >= %d (the nodes with states.secure: true), got %d", secure, masked)
 			}
-			snap, err := c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
+			_, notTyped := e.fxTypePassword(ctx, c, op, snap)
+			snap, err = c.Observe(ctx, op, &wire.EngineObserveOptions{Pixels: true})
 			Expect(err).NotTo(HaveOccurred(), "engine/observe with options.pixels: true of the form fixture: want a snapshot, got %s", fxDescribeError(err))
 			secure := fxCountSecure(snap)
 			if secure == 0 {
@@ -62,6 +60,27 @@ func observePageSpecs(s *suite) {
 				masked = *snap.MaskedRegionCount
 			}
 			Expect(masked).To(BeNumerically(">=", secure), "pixels of the form fixture: want maskedRegionCount >= %d (the nodes with states.secure: true), got %d", secure, masked)
+			if notTyped != "" {
+				Skip(notVerified + "maskedRegionCount held; whether the secure rects are masked in the pixels was not judged without a typed value in the password field: " + notTyped)
+			}
+			img, err := readPNGData(snap.Pixels.Data)
+			if err != nil {
+				Skip(notVerified + "maskedRegionCount held; the suite cannot read the pixels to judge the secure rects (OBS-009 judges them): " + err.Error())
+			}
+			unmasked, unjudged, pw := secureMasks(img, snap, fixture.FormPassword())
+			Expect(unmasked).To(BeEmpty(), "pixels of the form fixture with a typed value in the password field: want every node with states.secure: true masked (D75: the inner part of its rect, scaled and inset by a quarter of its height, of one colour; §4.8: \"Pixels MUST mask every secure field\"), got %s",
+				strings.Join(unmasked, "; "))
+			if pw == nil || pw.verdict != maskMasked {
+				why := "the password field is not reported secure"
+				if pw != nil {
+					why = pw.detail
+				}
+				Skip(notVerified + "maskedRegionCount held; the password field's mask could not be judged in the pixels: " + why)
+			}
+			if len(unjudged) > 0 {
+				noteEntry("secure nodes whose mask could not be judged in the pixels: %s", strings.Join(unjudged, "; "))
+			}
+			e.observed("OBS-010", "secure rect masked in pixels")
 		})
 
 	// Three URLs are opened: page A, page A with a query (every screen
