@@ -22,7 +22,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser dist chaos
+.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser python dist chaos
 
 # Debian packages the reference web engine needs: Chromium, its headless
 # shell (what a headless engine launches when it is there) and
@@ -54,11 +54,19 @@ browser:
 		echo "chromium-headless-shell is not available: the web engine launches /usr/bin/chromium"; }
 	@chromium --version; chromium-headless-shell --version 2>/dev/null || true; ffmpeg -version | head -1
 
+# python: python3, which runs the independent kiosk engine of
+# ../shared/engines/py-kiosk in `make test` (TestIndependentKioskEngine);
+# installed with apt when missing.
+python:
+	@command -v python3 >/dev/null 2>&1 || { echo "installing python3 with apt"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3 >/dev/null; }
+	@python3 --version
+
 vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-unit: browser
+unit: browser python
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 fuzz-smoke:
@@ -73,7 +81,7 @@ fuzz:
 
 # test: every test — vet and gofmt, unit and end-to-end tests with the race
 # detector, then each fuzz target briefly.
-test: browser vet unit fuzz-smoke
+test: browser python vet unit fuzz-smoke
 
 # chaos: every hostile-peer case of internal/chaos, the slow ones included
 # (make test runs the fast subset).
