@@ -298,6 +298,21 @@ func messageSpecs(s *suite) {
 			ss.awaitTrigger(ctx, trigger2)
 			e.requireEvidence("S2C-008", "no attempt/deriveSecret without a pending request was sent")
 		})
+
+	// The app's console (helpers_console.go): the counter screen's console
+	// button writes a message at every console level, one on two lines.
+	// An entry the engine forwards must come in the attempt's window
+	// (S2C-001) and be one line with a valid source and level (S2C-003);
+	// each spec judges its own clause on the same scenario (consoleScenario).
+	s.specFixture("the app's console messages an engine forwards come as attempt/appLog entries of their attempt, inside its window",
+		[]string{"S2C-001"}, func(ctx context.Context, e *runEnv) {
+			expectConsoleForwarded(e, "S2C-001", consoleScenario(ctx, e))
+		})
+
+	s.specFixture("the app's console messages an engine forwards come as attempt/appLog entries of one line each, with a valid source and level",
+		[]string{"S2C-003"}, func(ctx context.Context, e *runEnv) {
+			expectConsoleForwarded(e, "S2C-003", consoleScenario(ctx, e))
+		})
 }
 
 // attemptScenario runs one attempt on a new raw connection: init,

@@ -198,13 +198,23 @@ func signalSpecs(s *suite) {
 		[]string{"SIG-003"}, func(ctx context.Context, e *runEnv) {
 			ss := e.openPipelined(ctx)
 			ss.attempt(ctx, false)
+			// An open answered with an error must not land later (§7.7:
+			// "An engine whose signal aborts MUST stop promptly").
+			landing := ss.watchSlowLanding(ctx)
 			for _, reason := range []string{"", reasonE2E("SIG-003", false)} {
 				id := ss.id()
-				if _, inFlight := ss.openSlow(ctx, id, id, 30000); !inFlight {
+				opened, inFlight := ss.openSlow(ctx, id, id, 30000)
+				if !inFlight {
 					ss.skipNotSlow(id)
 				}
 				t := ss.abort(id, reason)
-				ss.notRefused(ctx, ss.answeredWithin(ctx, id, t, abortBound, fmt.Sprintf("session/open of the slow page after $/abort (reason %v)", reason != "")), reason)
+				f := ss.answeredWithin(ctx, id, t, abortBound, fmt.Sprintf("session/open of the slow page after $/abort (reason %v)", reason != ""))
+				sent := ss.n
+				ss.notRefused(ctx, f, reason) // may open the slow page again, unaborted
+				landing.aborted(opened, t, f, ss.n != sent)
+				// Watched before the next open: a navigation going on
+				// behind the answer may also refuse the next one.
+				landing.check(ctx)
 			}
 		})
 

@@ -234,6 +234,36 @@ func transportSpecs(s *suite) {
 				By(fmt.Sprintf("closed %d ms after exit (shutdown first: %v)", time.Since(start).Milliseconds(), clean))
 			}
 		})
+
+	// The app's console (helpers_console.go): an engine that echoes the
+	// app's console on its own output breaks its stdout. The counter
+	// screen's console button writes a message at every level, one reading
+	// like a JSON-RPC message; stdout is then read to its end.
+	s.specFixture("the process writes nothing to stdout but framed protocol messages while the app writes to its console",
+		[]string{"TRN-001"}, func(ctx context.Context, e *runEnv) {
+			ss := e.openPipelined(ctx)
+			ss.attempt(ctx, false)
+			ss.consoleTap(ctx)
+			ss.readFor(ctx, actEffectWait, func() bool { return len(ss.consoleEntries()) > 0 || ss.r.endErr() != nil })
+			if ss.r.endErr() == nil {
+				ss.endAttempt(ctx)
+				ss.call(ctx, ss.id(), wire.MethodShutdown, "")
+				_ = ss.r.Notify(wire.MethodExit, "")
+			}
+			select {
+			case <-ss.r.Ended():
+			case <-time.After(10 * time.Second):
+				Fail("stdout did not close within 10 s of exit")
+			}
+			for {
+				if _, err := ss.next(ctx); err != nil {
+					break
+				}
+			}
+			Expect(ss.garbage).To(BeEmpty(), "stdout after the app wrote to its console: want only framed protocol messages, got frames whose content is not JSON")
+			end := ss.r.endErr()
+			Expect(errors.Is(end, io.EOF)).To(BeTrue(), "stdout after the app wrote to its console: want only framed messages until it closes, got %v", end)
+		})
 }
 
 // closeEffectWait is how long TRN-005 keeps the page held after the other

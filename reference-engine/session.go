@@ -25,6 +25,11 @@ import (
 // closeBudget bounds how long closing a tab or a browser context may take.
 const closeBudget = 5 * time.Second
 
+// stopLoadingBudget bounds stopping a navigation whose session/open was
+// aborted: well inside the 2000 ms an aborted request has to be answered
+// (§7.7).
+const stopLoadingBudget = 500 * time.Millisecond
+
 // session is one browser context: an attempt's (or, for operations sent
 // outside any attempt, the engine's own until the next attempt starts), with
 // at most one page (tab), created on first use.
@@ -466,16 +471,31 @@ func (e *Engine) Open(ctx context.Context, op server.Operation, raw string) erro
 		}
 		return engineerr.NewE2E(engineerr.CategoryTest, "INVALID_ARGUMENT", "cannot open %q: %s is refused; only http(s) URLs and about:blank", Redact(raw), scheme)
 	}
-	_, cctx, done, err := e.begin(ctx, op)
+	t, cctx, done, err := e.begin(ctx, op)
 	if err != nil {
 		return err
 	}
 	defer done()
 	err = chromedp.Do(cctx, chromedp.Navigate(raw))
 	if err != nil {
+		if cctx.Err() != nil {
+			t.stopLoading()
+		}
 		return navError(ctx, cctx, raw, err)
 	}
 	return nil
+}
+
+// stopLoading stops the tab's pending navigation after its session/open's
+// signal aborted or its budget ran out: otherwise Chromium goes on loading
+// the page, which shows when the server answers, long after the error
+// answer, and the next navigation may fail with net::ERR_ABORTED.
+//
+// Implements: SIG-003.
+func (t *tab) stopLoading() {
+	ctx, cancel := context.WithTimeout(t.ctx, stopLoadingBudget)
+	defer cancel()
+	_, _ = chromedp.Call(ctx, page.StopLoading, cdp.Empty{})
 }
 
 // navError classifies a navigation failure: net::ERR_* texts keep their
