@@ -275,7 +275,13 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 				rr.Evidence[what] += n
 			}
 		}
-		applies, why := r.Applies(facts)
+		// Applicability is read off the manifest the engine announced:
+		// a run that never reached the engine (nothing it selected needed
+		// it, or it could not) knows no manifest and decides none.
+		applies, why := true, ""
+		if in.reached {
+			applies, why = r.Applies(facts)
+		}
 		st := map[Status]bool{}
 		var failMsg, skipMsg, unverifiedMsg string
 		onlyNothingToCheck := true // every not-verified spec had nothing to check
