@@ -84,12 +84,13 @@ func (l *slowLanding) check(ctx context.Context) {
 		noteEntry("SIG-003: the $/abort came too late after the open to tell a late landing of the slow page from a prompt one")
 		return
 	}
-	var other, early bool // a location other than the slow page's was seen; the page was seen within abortBound
+	var other, early, seen bool // a location other than the slow page's was seen; the page was seen within abortBound; an observation answered
 	watchQuietly(ctx, arrives, func() {
 		snap, ok := l.observe(ctx, "after the aborted session/open of the slow page was answered")
 		if !ok || early {
 			return
 		}
+		seen = true
 		after := time.Since(l.lastAbort)
 		screen, loc := l.screenShows(snap), l.locationShows(snap)
 		if !screen && !loc {
@@ -106,7 +107,7 @@ func (l *slowLanding) check(ctx context.Context) {
 				after.Milliseconds(), orDefault(snap.Location, "none"), arrives.Sub(l.lastAbort).Milliseconds())
 		}
 	})
-	if !early {
+	if seen && !early {
 		l.s.e.observed("SIG-003", "aborted navigation of the slow page did not land")
 	}
 }
