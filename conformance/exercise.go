@@ -352,6 +352,9 @@ func (e *runEnv) exercise(ctx context.Context) string {
 	}
 	e.mu.Unlock()
 	summary := e.runWorkload(ctx)
+	if e.cfg.profile() == ProfileFull {
+		summary += "; " + e.runFixtureWorkload(ctx)
+	}
 	e.mu.Lock()
 	e.exercised = summary
 	e.mu.Unlock()
