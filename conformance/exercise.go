@@ -159,12 +159,19 @@ func (w *workload) answerServer(f *frame) {
 }
 
 // exerciseSteps are the workload's requests in order, each where the
-// manifest lists its method. Errors are drawn on purpose: an unknown method
-// (-32601), invalid params (-32602), operations aborted at send with and
-// without a reason (§7.5: an error, CANCELLED without a reason), a ref that
-// names no node (NODE_STALE), an undeclared action kind
-// (UNSUPPORTED_CAPABILITY, §4.10), a key outside the grammar, an open of a
-// closed port, a foreign state format.
+// manifest lists its method. Errors are drawn on purpose, each where the
+// spec says the engine answers with one (or may): an unknown method and an
+// unlisted ENGINE_METHODS member (-32601), invalid params (-32602),
+// operations before and after the attempt (INVALID_STATE allowed, §4.0), a
+// startAttempt while the attempt is open (INVALID_STATE, §4.4), operations
+// aborted at send with and without a reason (§7.5: an error, CANCELLED
+// without a reason), a ref that names no node (NODE_STALE), an undeclared
+// action kind (UNSUPPORTED_CAPABILITY, §4.10), a lookbehind and a selector
+// (UNSUPPORTED_CAPABILITY where the surface cannot, §4.9), an invalid
+// regexp (e2e INVALID_ARGUMENT, §4.9), a key outside the grammar, an open
+// of a closed port, a foreign state format. A selection of run-wide
+// requirements alone (`--only ERR`) then judges every engine error the
+// rest of the suite can draw without a fixture screen.
 func exerciseSteps(closedURL string) []workloadStep {
 	always := func(wire.Manifest) bool { return true }
 	lists := func(m string) func(wire.Manifest) bool {
@@ -175,6 +182,14 @@ func exerciseSteps(closedURL string) []workloadStep {
 		{wire.MethodInit, lists(wire.MethodInit), func(w *workload, id string) string {
 			return fmt.Sprintf(`{"runId":%q,"targetName":"conformance-%s","projectRoot":%q,"app":{},"env":{},"headed":false,"workerSlot":0,"signal":{"id":%s}}`,
 				w.run, exerciseTag, w.e.Artifacts, id)
+		}},
+		// An operation while no attempt is open: "A server MAY answer an
+		// operation method that arrives while no attempt is open with
+		// INVALID_STATE" (§4.0, D57). Allowed either way; drawn so that a
+		// selection of the run-wide checks alone judges that error too
+		// (LIFE-019's first request is such an operation).
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `}`
 		}},
 		{wire.MethodStartAttempt, lists(wire.MethodStartAttempt), func(w *workload, id string) string {
 			return fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":true}`, w.attempt, w.dir, id)
@@ -188,9 +203,23 @@ func exerciseSteps(closedURL string) []workloadStep {
 		// Invalid params: array params for a listed method (-32602).
 		{wire.MethodObserve, lists(wire.MethodObserve), func(*workload, string) string { return `[]` }},
 		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
-			name := wire.StringPattern("e2e-conform "+exerciseTag, true)
-			expr, _ := json.Marshal(wire.LocatorExpression{Kind: wire.ExprQuery, Query: &wire.SemanticQuery{
-				Kind: "role", Value: wire.StringPattern("button", true), Name: &name}})
+			return w.locateName(id, wire.StringPattern("e2e-conform "+exerciseTag, true))
+		}},
+		// §4.9: "A regexp the engine cannot evaluate with ECMAScript
+		// semantics → UNSUPPORTED_CAPABILITY; one that is not a valid
+		// ECMAScript pattern → -32000 e2e {category: 'test', code:
+		// 'INVALID_ARGUMENT'}". A lookbehind (an array of nodes or the
+		// refusal), then an unterminated group (the e2e error).
+		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
+			return w.locateName(id, wire.RegexpPattern(`(?<=e2e-conform )`+exerciseTag, ""))
+		}},
+		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
+			return w.locateName(id, wire.RegexpPattern(`(e2e-conform `+exerciseTag, ""))
+		}},
+		// §4.9: "selector on a surface without a selector language →
+		// UNSUPPORTED_CAPABILITY"; a surface with one answers an array.
+		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
+			expr, _ := json.Marshal(wire.LocatorExpression{Kind: wire.ExprSelector, Selector: "#e2e-conform-no-such-node"})
 			return `{"expression":` + string(expr) + `,"operation":` + w.op(id, false, "") + `}`
 		}},
 		// Aborted at send, without a reason: -32000 engine CANCELLED (D20, D24).
@@ -233,17 +262,56 @@ func exerciseSteps(closedURL string) []workloadStep {
 		{wire.MethodStopVideo, lists(wire.MethodStopVideo), func(w *workload, id string) string {
 			return `{"operation":` + w.op(id, false, "") + `}`
 		}},
+		// A startAttempt while the attempt is open: a server that lists
+		// lifecycle/endAttempt "SHOULD answer a startAttempt that arrives
+		// while another attempt is open … with -32000 {type: 'engine',
+		// code: 'INVALID_STATE', retryable: false}" (§4.4, D27, D62); one
+		// that accepts it harms nothing here (the endAttempt below ends
+		// whichever attempt is open).
+		{wire.MethodStartAttempt, func(m wire.Manifest) bool {
+			return m.Lists(wire.MethodStartAttempt) && m.Lists(wire.MethodEndAttempt)
+		}, func(w *workload, id string) string {
+			return fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":false}`, w.e.nextID("attempt-overlap-"+exerciseTag), w.dir, id)
+		}},
 		{wire.MethodSettleAttempt, lists(wire.MethodSettleAttempt), func(w *workload, id string) string {
 			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
 		}},
 		{wire.MethodEndAttempt, lists(wire.MethodEndAttempt), func(w *workload, id string) string {
 			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
 		}},
+		// An operation after the attempt ended: no attempt is open (§4.0,
+		// D57), as above.
+		{wire.MethodObserve, func(m wire.Manifest) bool {
+			return m.Lists(wire.MethodObserve) && m.Lists(wire.MethodEndAttempt)
+		}, func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `}`
+		}},
+		// An ENGINE_METHODS member the manifest does not list: "A method
+		// the manifest does not list is answered with -32601" (§4.0).
+		{"", func(m wire.Manifest) bool { return unlistedMethod(m) != "" }, func(*workload, string) string { return "{}" }},
 		{wire.MethodDispose, lists(wire.MethodDispose), func(w *workload, id string) string {
 			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
 		}},
 		{wire.MethodShutdown, always, func(*workload, string) string { return "" }},
 	}
+}
+
+// locateName is the params of an engine/locate of a button named name.
+func (w *workload) locateName(id string, name wire.TextPattern) string {
+	expr, _ := json.Marshal(wire.LocatorExpression{Kind: wire.ExprQuery, Query: &wire.SemanticQuery{
+		Kind: "role", Value: wire.StringPattern("button", true), Name: &name}})
+	return `{"expression":` + string(expr) + `,"operation":` + w.op(id, false, "") + `}`
+}
+
+// unlistedMethod returns the first ENGINE_METHODS member the manifest does
+// not list, "" when it lists them all.
+func unlistedMethod(m wire.Manifest) string {
+	for _, meth := range wire.EngineMethods() {
+		if !m.Lists(meth) {
+			return meth
+		}
+	}
+	return ""
 }
 
 // firstKind returns the first of prefer that declared lists, else the first
@@ -284,6 +352,9 @@ func (e *runEnv) exercise(ctx context.Context) string {
 	}
 	e.mu.Unlock()
 	summary := e.runWorkload(ctx)
+	if e.cfg.profile() == ProfileFull {
+		summary += "; " + e.runFixtureWorkload(ctx)
+	}
 	e.mu.Lock()
 	e.exercised = summary
 	e.mu.Unlock()
@@ -315,11 +386,15 @@ func (e *runEnv) runWorkload(ctx context.Context) string {
 		if params == skipStep {
 			continue
 		}
-		f, ok := w.call(ctx, st.method, params)
+		method := st.method
+		if method == "" {
+			method = unlistedMethod(e.Manifest)
+		}
+		f, ok := w.call(ctx, method, params)
 		if !ok && w.closed {
 			break
 		}
-		if ok && st.method == wire.MethodObserve && f.Error() == nil {
+		if ok && method == wire.MethodObserve && f.Error() == nil {
 			w.noteObservation(f.Result())
 		}
 	}
