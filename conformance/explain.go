@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/protocol/rpc"
 )
 
 // Explanation tells a vendor what a failed or not-verified requirement
@@ -282,6 +284,20 @@ func unverifiedSkip(msg string) bool {
 // framingRequirements are the requirements whose specs judge the framing
 // itself: a broken stream is their failure, not a reason to stop.
 var framingRequirements = map[string]bool{"WIRE-001": true, "WIRE-002": true, "TRN-001": true}
+
+// checksBreak reports whether one of ids judges the frame a client
+// connection's stream broke at (broken, brokenStream's text): a framing
+// requirement judges every break; WIRE-008, the response's envelope,
+// judges a break at a message that is not a JSON-RPC 2.0 message or came
+// inside a batch. The break does not excuse such a spec's failure: the
+// broken frame is what it checks.
+func checksBreak(ids []string, broken string) bool {
+	if checksFraming(ids) {
+		return true
+	}
+	envelope := strings.Contains(broken, "malformed "+string(rpc.FaultEnvelope)+":") || strings.Contains(broken, "malformed "+string(rpc.FaultBatch)+":")
+	return envelope && slices.Contains(ids, "WIRE-008")
+}
 
 // checksFraming reports whether one of ids is a framing requirement.
 func checksFraming(ids []string) bool {

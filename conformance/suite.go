@@ -139,7 +139,7 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 				AddReportEntry("evidence", string(data))
 			}
 			rep := CurrentSpecReport()
-			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksFraming(ids) {
+			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksBreak(ids, b) {
 				AddReportEntry("stream broken", b)
 			}
 			if rep.Failed() || unverifiedSkip(rep.Failure.Message) {
