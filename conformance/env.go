@@ -37,6 +37,9 @@ type runEnv struct {
 	// runChecker applies the run-wide checks and keeps their findings
 	// (runcheck.go).
 	runChecker
+	// guard follows the socket connections (connguard.go); nil over
+	// spawn.
+	guard *connGuard
 	// fixtures is the fixture server FixtureURL names (fixtureserver.go).
 	fixtures *fixtureServer
 
@@ -153,7 +156,8 @@ func newEnv(cfg Config) (*runEnv, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--connect %q: bad port", cfg.Connect)
 		}
-		e.tr = transport.Socket(transport.SocketOptions{Host: host, Port: n, DialTimeout: 5 * time.Second})
+		e.guard = newConnGuard(e, transport.Socket(transport.SocketOptions{Host: host, Port: n, DialTimeout: 5 * time.Second}))
+		e.tr = e.guard
 		e.Transport = "socket"
 	default:
 		return nil, fmt.Errorf("no engine: give Spawn or Connect")

@@ -99,6 +99,7 @@ var runWideChecks = []runWideCheck{
 	{"attempt/appLog, engine/log, attempt/navigation and attempt/environment messages had valid shapes", "S2C-003", "an attempt/appLog, engine/log, attempt/navigation or attempt/environment message: the engine sent none", always},
 	{"the only request the server sent was a valid attempt/resolveSecret", "S2C-004", "a message read from the server", never},
 	{"every attempt/* message, on every connection, arrived inside the attempt it names: after the suite wrote that startAttempt and before it read a successful endAttempt response", "S2C-001", "an attempt/* message (the engine sent none)", always},
+	{"every connection the suite opened while another of its connections was open had its initialize answered within 10 s", "TRN-003", "initialize answered on a connection opened while another was open", never},
 }
 
 // Run-wide checks: they run last. Each first runs the run-wide workload

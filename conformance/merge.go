@@ -19,8 +19,10 @@ var ErrMerge = errors.New("the shard reports cannot be merged")
 // It works at the level of specs, then decides the requirements, the
 // verdict and the exit code with the very code a run uses (summarizeRun),
 // so the rules cannot drift:
-//   - every spec but the run-wide checks is held by exactly one shard, and
-//     its result is that shard's;
+//   - every spec but the run-wide checks is held by exactly one shard (the
+//     rule the shards ran by, Shard.holds), and its result is that
+//     shard's, also for a spec the selection left out (the profile, Only,
+//     Skip), which every shard reports not selected;
 //   - a run-wide check ran in every shard over that shard's traffic: it
 //     failed when it failed in any shard, passed when it passed in one and
 //     failed in none (together the shards observed what it checks), and is
@@ -176,30 +178,34 @@ func revision(p *Provenance) string {
 }
 
 // mergeSpecs takes each spec's result from the shard that held it, and
-// combines the run-wide checks over every shard.
+// combines the run-wide checks over every shard. Which shard held a spec
+// is the rule the run itself used (Shard.holds, by the spec's text), not
+// what a report says of it: a spec the selection left out (the profile,
+// Only, Skip) is reported not selected by every shard, and only its
+// holder's report counts. A spec that ran (passed or failed) in a shard
+// that does not hold it means the reports follow another rule: refused.
 func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 	var order []string
 	merged := map[string]*SpecResult{}
-	held := map[string]string{} // spec -> the shard that held it
 	for _, r := range reports {
-		sh := shardOfReport(r).String()
+		sh := *shardOfReport(r)
 		for _, s := range r.Specs {
 			if _, ok := merged[s.Text]; !ok && !slices.Contains(order, s.Text) {
 				order = append(order, s.Text)
 			}
-			if s.Status == NotSelected && strings.HasPrefix(s.Message, notInShard) {
-				continue
-			}
 			m, ok := merged[s.Text]
 			switch {
-			case !ok:
+			case isRunWide(s.Text) && ok:
+				combineRunWide(m, s, sh.String())
+			case isRunWide(s.Text), sh.holds(s.Text):
+				if ok {
+					return nil, fmt.Errorf("%w: the spec %q is reported twice by shard %s", ErrMerge, s.Text, sh)
+				}
 				c := s
 				c.Evidence = s.Evidence.clone()
-				merged[s.Text], held[s.Text] = &c, sh
-			case isRunWide(s.Text):
-				combineRunWide(m, s, sh)
-			default:
-				return nil, fmt.Errorf("%w: the spec %q was held by shard %s and by shard %s", ErrMerge, s.Text, held[s.Text], sh)
+				merged[s.Text] = &c
+			case s.Status == Passed || s.Status == Failed:
+				return nil, fmt.Errorf("%w: the spec %q %s in shard %s, but shard %s holds it", ErrMerge, s.Text, s.Status, sh, holderOf(s.Text, sh.Count))
 			}
 		}
 	}
@@ -207,7 +213,7 @@ func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 	for _, t := range order {
 		m, ok := merged[t]
 		if !ok {
-			return nil, fmt.Errorf("%w: no shard held the spec %q", ErrMerge, t)
+			return nil, fmt.Errorf("%w: shard %s, which holds the spec %q, does not report it", ErrMerge, holderOf(t, shardOfReport(reports[0]).Count), t)
 		}
 		out = append(out, *m)
 	}

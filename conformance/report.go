@@ -149,6 +149,13 @@ func specsFrom(r types.Report) []SpecResult {
 				res.LastFrames = e.StringRepresentation()
 			case "warning":
 				res.Warnings = append(res.Warnings, e.StringRepresentation())
+			case "connection unserved":
+				// The server left a connection the spec needed unserved
+				// (connguard.go): the run-wide check of TRN-003 reports
+				// that; the spec did not judge its own requirement.
+				if res.Status == Failed {
+					res.Status, res.Message = NotVerified, e.StringRepresentation()+"; what the spec then saw: "+res.Message
+				}
 			case "stream broken":
 				// A connection's stream broke under the spec (a framing
 				// fault the run-wide WIRE-001 check reports): what failed

@@ -100,6 +100,7 @@ func (s *suite) result(report types.Report, filter string) Result {
 	why := interruption(report, s.cfg)
 	if why != "" {
 		markInterrupted(mine, specs, filter, why)
+		failRecordedViolations(specs, s.env)
 	}
 	res := summarize(s.cfg, s.env, specs, harness)
 	res.Provenance = provenance(s.cfg, s.started)
@@ -191,9 +192,35 @@ func markInterrupted(report types.Report, specs []SpecResult, filter, why string
 	}
 }
 
+// failRecordedViolations fails the run-wide checks an interruption kept
+// from running (or cut) whose requirement has violations recorded during
+// the run: each is an observation of the engine, a fact whatever was left
+// unrun (the check would have failed on it at the end, global_specs.go).
+func failRecordedViolations(specs []SpecResult, env *runEnv) {
+	if env == nil {
+		return
+	}
+	for i := range specs {
+		sp := &specs[i]
+		if !isRunWide(sp.Text) || sp.Status != NotVerified || len(sp.Requirements) == 0 {
+			continue
+		}
+		if v := env.Violations(sp.Requirements[0]); len(v) > 0 {
+			sp.Status, sp.Message = Failed, "during the run, before it was cut: "+strings.Join(v, "; ")
+		}
+	}
+}
+
 // markIncomplete makes an interrupted run incomplete (exit 3): the report
-// holds what it saw, failures included, but the run did not end.
+// holds what it saw, failures included, but the run did not end. A run
+// that had failed a MUST by then stays non-conformant (exit 1): the
+// failure is a fact whatever was left unrun, and the reason says the run
+// was cut.
 func (r *Result) markIncomplete(why string) {
+	if r.ExitCode == ExitNonConformant {
+		r.Reason += "; the run did not end: " + why
+		return
+	}
 	if r.Counts[Failed] > 0 {
 		why += fmt.Sprintf("; %d requirement(s) had failed by then", r.Counts[Failed])
 	}

@@ -64,6 +64,9 @@ func shardOf(text string, n int) int {
 	return int(h.Sum64()%uint64(n)) + 1
 }
 
-// notInShard is the skip message of a spec another shard holds; Merge
-// tells such specs from those the selection left out by it.
+// holderOf is the one shard of n that holds the spec of text, which is
+// no run-wide check (every shard holds those).
+func holderOf(text string, n int) Shard { return Shard{Index: shardOf(text, n), Count: n} }
+
+// notInShard is the skip message of a spec another shard holds.
 const notInShard = "not selected: held by shard "

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -141,6 +142,9 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 			rep := CurrentSpecReport()
 			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksBreak(ids, b) {
 				AddReportEntry("stream broken", b)
+			}
+			if u := s.env.guard.takeCut(); u != "" && rep.Failed() && !slices.Contains(ids, "TRN-003") {
+				AddReportEntry("connection unserved", u)
 			}
 			if rep.Failed() || unverifiedSkip(rep.Failure.Message) {
 				// The spec's own exchange, failing or not verified.

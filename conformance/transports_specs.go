@@ -104,6 +104,7 @@ func transportSpecs(s *suite) {
 
 	s.spec("the server serves two simultaneous connections, each with its own initialize, and one's shutdown leaves the other working",
 		[]string{"TRN-003"}, func(ctx context.Context, e *runEnv) {
+			e.emptyPool() // the two connections judged are the only ones open
 			a := e.openPipelined(ctx)
 			b := e.raw(ctx)
 			ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -121,6 +122,7 @@ func transportSpecs(s *suite) {
 
 	s.spec("after a connection closes, with or without shutdown, a new connection's initialize succeeds",
 		[]string{"TRN-004"}, func(ctx context.Context, e *runEnv) {
+			e.emptyPool() // a new connection after one closed, none other open
 			for _, clean := range []bool{true, false} {
 				r, err := e.openRaw(ctx)
 				Expect(err).NotTo(HaveOccurred(), "opening a connection")
@@ -136,6 +138,7 @@ func transportSpecs(s *suite) {
 				n := e.raw(ctx)
 				_, err = n.Initialize(ctx)
 				Expect(err).NotTo(HaveOccurred(), "initialize on a new connection after one closed (with shutdown: %v)", clean)
+				_ = n.Close(5 * time.Second) // one connection at a time: the spec asks nothing more
 			}
 		})
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -88,4 +90,89 @@ func TestInterruptedRunIsIncomplete(t *testing.T) {
 			emptyDir(t, tmp)
 		})
 	}
+}
+
+// A run cut by a signal or its run timeout after a MUST had failed is
+// non-conformant (exit 1), not incomplete: the failure is a fact whatever
+// was left unrun. The saboteur fails LIFE-001 in the first spec
+// (manifest-by-role) and never answers lifecycle/prepare, so LIFE-017's
+// spec hangs until the cut (its budget is far longer).
+func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
+	cases := []struct {
+		name   string
+		signal syscall.Signal // 0: the run timeout ends the run
+		args   []string
+		reason string
+	}{
+		{"SIGTERM", syscall.SIGTERM, nil, "interrupted by a signal"},
+		{"SIGINT", syscall.SIGINT, nil, "interrupted by a signal"},
+		{"run timeout", 0, []string{"--run-timeout", "20s"}, "the run timeout (20s) elapsed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "r.json")
+			engine := filepath.Join(bins(t), "saboteur") + " --fault manifest-by-role --fault prepare-never-answered"
+			args := append([]string{"--spawn", engine, "--only", "LIFE-001,LIFE-017", "--timeout", "10m", "--json", report}, c.args...)
+			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
+			out := &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			go func() { cmd.Wait(); close(exited) }()
+			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+			if c.signal != 0 {
+				// LIFE-001's spec ends before LIFE-017's, which hangs.
+				if !waitFor(60*time.Second, func() bool { return strings.Contains(out.String(), "[FAILED]") }) {
+					t.Fatalf("LIFE-001's spec did not fail\n%s", out.String())
+				}
+				if err := cmd.Process.Signal(c.signal); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case <-exited:
+			case <-time.After(killGrace + 60*time.Second):
+				t.Fatalf("e2e-conform did not exit\n%s", out.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitNonConformant {
+				t.Errorf("exit %d, want %d (non-conformant)\n%s", code, conformance.ExitNonConformant, out.String())
+			}
+			res, err := conformance.ReadResult(report)
+			if err != nil {
+				t.Fatalf("no report: %v\n%s", err, out.String())
+			}
+			if res.Verdict != "non-conformant" || !strings.Contains(res.Reason, c.reason) {
+				t.Errorf("verdict %q (%s), want non-conformant naming %q", res.Verdict, res.Reason, c.reason)
+			}
+			for _, r := range res.Requirements {
+				switch {
+				case r.ID == "LIFE-001" && r.Status != conformance.Failed:
+					t.Errorf("LIFE-001 is %s (%s), want failed (manifest-by-role)", r.Status, r.Reason)
+				case r.ID == "LIFE-017" && (r.Status != conformance.NotVerified || !strings.HasPrefix(r.Reason, "interrupted: ")):
+					t.Errorf("LIFE-017 is %s (%s), want not verified, interrupted", r.Status, r.Reason)
+				}
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's output written while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,0 +1,256 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	scan "github.com/e2e-conform/toolkit/protocol/frame"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// A socket server MUST serve several connections concurrently (§9.2: "A
+// socket server MUST serve several connections, concurrently, and keep
+// listening after any of them closes"; TRN-003: "The server serves two
+// simultaneous connections, each with its own initialize"). The suite
+// keeps connections open across specs (the worker pool, pool.go) and many
+// specs open a second one, so a server that serves one connection at a
+// time (it accepts the next but reads it only once the first has closed)
+// left each such spec waiting its whole budget for an initialize answer
+// that could not come, failing requirements it never judged, until the
+// run timeout cut the run.
+//
+// connGuard wraps the socket transport. It bounds the answer to the
+// initialize a connection opens with, while another of the suite's
+// connections is open, by unservedBound (the bound of TRN-003's own spec):
+// a connection whose server wrote nothing by then is the violation of
+// TRN-003 it is, recorded at once (the run-wide check of TRN-003 reports
+// it), and the connection is closed so that the spec waiting on it ends at
+// once; the spec, which needed that connection, is not verified
+// (AddReportEntry "connection unserved", specsFrom), unless it checks
+// TRN-003 itself. From then on a new connection is not opened while as
+// many connections as the server left unserved are open: the suite first
+// retires its idle pooled connections, and refuses the open when that is
+// not enough, so that no other spec waits for the bound again.
+//
+// Spawned servers are not guarded: each connection is a process of its
+// own (§9.1), which serves exactly that connection.
+type connGuard struct {
+	tr transport.Transport
+	e  *runEnv
+
+	mu   sync.Mutex
+	live map[*guardedConn]bool // opened, neither closed by the suite nor ended by the server
+	// unserved is the first connection left unserved, "" when none was;
+	// limit is the fewest other connections open when one was (0: none).
+	unserved string
+	limit    int
+	// cut says why a connection of the running spec was closed unserved
+	// or not opened, "" when none was (takeCut).
+	cut string
+}
+
+// unservedBound bounds the answer to initialize on a socket connection
+// opened while another of the suite's connections is open.
+const unservedBound = 10 * time.Second
+
+// errUnserved marks an open the guard refused: the server leaves a new
+// connection unserved while as many as are open now stay open.
+var errUnserved = errors.New("the suite opened no new connection")
+
+func newConnGuard(e *runEnv, tr transport.Transport) *connGuard {
+	return &connGuard{tr: tr, e: e, live: map[*guardedConn]bool{}}
+}
+
+// Label is the socket transport's.
+func (g *connGuard) Label() string { return g.tr.Label() }
+
+// Open opens a connection, unless the server left one unserved while as
+// many others as are open now were open (then the idle pooled connections
+// are retired first, and the open is refused when that is not enough).
+func (g *connGuard) Open(ctx context.Context, tc transport.Context) (transport.Conn, error) {
+	if limit, open := g.limitAndOpen(); limit > 0 && open >= limit {
+		g.e.emptyPool()
+		if limit, open = g.limitAndOpen(); open >= limit {
+			g.mu.Lock()
+			why := fmt.Sprintf("%d connection(s) of the suite are open, and earlier %s", open, g.unserved)
+			if g.cut == "" {
+				g.cut = "this spec needs a connection besides the " + fmt.Sprint(open) + " open, and earlier " + g.unserved
+			}
+			g.mu.Unlock()
+			return nil, fmt.Errorf("%w: %s", errUnserved, why)
+		}
+	}
+	c, err := g.tr.Open(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	gc := &guardedConn{Conn: c, g: g}
+	g.mu.Lock()
+	g.live[gc] = true
+	g.mu.Unlock()
+	return gc, nil
+}
+
+// limitAndOpen returns limit and how many connections are open.
+func (g *connGuard) limitAndOpen() (limit, open int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.limit, len(g.live)
+}
+
+// takeCut returns why a connection of the running spec was closed
+// unserved or not opened ("" when none was), and forgets it.
+func (g *connGuard) takeCut() string {
+	if g == nil {
+		return ""
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := g.cut
+	g.cut = ""
+	return c
+}
+
+// ended forgets c as open.
+func (g *connGuard) ended(c *guardedConn) {
+	g.mu.Lock()
+	delete(g.live, c)
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.done = true
+	g.mu.Unlock()
+}
+
+// guardedConn is a socket connection the guard follows: open until the
+// suite closes it or its server ends it, and served once its server wrote
+// anything.
+type guardedConn struct {
+	transport.Conn
+	g *connGuard
+
+	// Guarded by g.mu.
+	done    bool   // closed by the suite or ended by the server
+	served  bool   // the server wrote something
+	settled bool   // no (more) initialize to watch for
+	written []byte // what the suite wrote while nothing was read, until an initialize request was found
+	timer   *time.Timer
+	others  []*guardedConn // open when the initialize request was written
+	stack   string
+}
+
+// Read notes the first bytes the server wrote (an initialize answered
+// while other connections were open is TRN-003's evidence) and its end.
+func (c *guardedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	g := c.g
+	if n > 0 {
+		g.mu.Lock()
+		first := !c.served
+		c.served, c.written = true, nil
+		watched := c.timer != nil && len(c.others) > 0
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+		g.mu.Unlock()
+		if first && watched {
+			g.e.observed("TRN-003", "initialize answered on a connection opened while another of the suite's was open")
+		}
+	}
+	if err != nil {
+		g.ended(c)
+	}
+	return n, err
+}
+
+// Write watches for the initialize request a connection opens with. The
+// bytes are filed before they are written: the answer can be read before
+// Write returns.
+func (c *guardedConn) Write(p []byte) (int, error) {
+	c.wrote(p)
+	return c.Conn.Write(p)
+}
+
+// Close forgets the connection as open, then closes it.
+func (c *guardedConn) Close(timeout time.Duration) error {
+	c.g.ended(c)
+	return c.Conn.Close(timeout)
+}
+
+// wrote files bytes the suite wrote; once they hold a whole initialize
+// request written before anything was read, with other connections open,
+// the answer is bounded by unservedBound.
+func (c *guardedConn) wrote(p []byte) {
+	g := c.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.done || c.served || c.settled {
+		return
+	}
+	c.written = append(c.written, p...)
+	for len(c.written) > 0 {
+		f, n, err := scan.Split(c.written, scan.Options{Mode: scan.Lenient, Limit: wire.MaxMessageBytes})
+		if errors.Is(err, scan.ErrIncomplete) && len(c.written) < 1<<20 {
+			return
+		}
+		if err != nil {
+			c.written, c.settled = nil, true // not frames a server reads as such: not watched
+			return
+		}
+		c.written = c.written[n:]
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(f.Content, &m) != nil || m.Method != wire.MethodInitialize || len(m.ID) == 0 || string(m.ID) == "null" {
+			continue
+		}
+		c.written, c.settled = nil, true
+		for o := range g.live {
+			if o != c {
+				c.others = append(c.others, o)
+			}
+		}
+		if len(c.others) == 0 {
+			return // nothing else open: nothing to bound
+		}
+		c.timer = time.AfterFunc(unservedBound, c.expire)
+		return
+	}
+}
+
+// expire ends a connection whose initialize was not answered within
+// unservedBound, when some of the connections open at its writing still
+// are: the server does not serve it while they are open.
+func (c *guardedConn) expire() {
+	g := c.g
+	g.mu.Lock()
+	still := 0
+	for _, o := range c.others {
+		if g.live[o] {
+			still++
+		}
+	}
+	if c.done || c.served || still == 0 {
+		g.mu.Unlock()
+		return
+	}
+	msg := fmt.Sprintf("the server did not answer initialize on a new connection within %s while %d other connection(s) of the suite were open (§9.2: \"A socket server MUST serve several connections, concurrently\"; TRN-003: \"The server serves two simultaneous connections, each with its own initialize\")", unservedBound, still)
+	if g.unserved == "" {
+		g.unserved = msg
+	}
+	if g.limit == 0 || still < g.limit {
+		g.limit = still
+	}
+	if g.cut == "" {
+		g.cut = "this spec needs a connection besides those open, and " + msg
+	}
+	g.mu.Unlock()
+	g.e.violation("TRN-003", "%s", msg)
+	_ = c.Close(0) // the spec waiting for the answer ends now
+}

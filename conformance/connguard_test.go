@@ -1,0 +1,55 @@
+package conformance_test
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/e2e-conform/toolkit/conformance"
+)
+
+// TestOneConnectionAtATimeIsNonConformant: a core run over --connect
+// against a server that serves one TCP connection at a time (the saboteur's
+// serial-connections: it accepts the next connection but reads it only
+// once the one it serves has closed) ends non-conformant with TRN-003
+// failed (§9.2: "A socket server MUST serve several connections,
+// concurrently"), and no other requirement failed: the specs that needed a
+// second connection are not verified. It once ran into its 10-minute run
+// timeout (exit 3), its specs each waiting their budget for an initialize
+// answer and failing LIFE-001, LIFE-002, SIG-001 and a dozen more; no
+// --run-timeout is given here, so that a regression shows as this test's
+// timeout.
+func TestOneConnectionAtATimeIsNonConformant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite")
+	}
+	l := listen(t, filepath.Join(bins(t), "saboteur"), "--fault", "serial-connections")
+	defer l.close()
+	code, res, out := conform(t, "--connect", l.addr)
+	if code != conformance.ExitNonConformant || res.Verdict != "non-conformant" {
+		t.Fatalf("exit %d (%s: %s), want 1 (non-conformant)\n%s", code, res.Verdict, res.Reason, out)
+	}
+	var failed []string
+	for _, r := range res.Requirements {
+		if r.Status == conformance.Failed {
+			failed = append(failed, r.ID+": "+r.Reason)
+		}
+	}
+	sort.Strings(failed)
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "TRN-003: ") {
+		t.Errorf("failed: %q, want TRN-003 alone", failed)
+	}
+	unserved := 0
+	for _, s := range res.Specs {
+		if conformance.IsRunWide(s.Text) && len(s.Requirements) == 1 && s.Requirements[0] == "TRN-003" && (s.Status != conformance.Failed || !strings.Contains(s.Message, "did not answer initialize on a new connection")) {
+			t.Errorf("the run-wide check of TRN-003: %s (%s), want failed naming the unanswered initialize", s.Status, s.Message)
+		}
+		if s.Status == conformance.NotVerified && strings.Contains(s.Message, "this spec needs a connection besides") {
+			unserved++
+		}
+	}
+	if unserved == 0 {
+		t.Errorf("no spec is reported not verified for want of a second connection")
+	}
+}
