@@ -7,9 +7,11 @@
 // # Shape
 //
 // One Chromium per engine (per connection), started by the first operation
-// that needs a page — lifecycle/init only checks that Chromium is there, so
-// a connection that never touches a page (lifecycle, wire and manifest
-// checks) never starts one — and kept warm across attempts; killed at once
+// that needs a page — lifecycle/init only checks that Chromium is there and
+// that a directory for its files can be made (an engine that cannot start
+// its browser answers init with the cause), so a connection that never
+// touches a page (lifecycle, wire and manifest checks) never starts one —
+// and kept warm across attempts; killed at once
 // by lifecycle/dispose or when the connection ends (the engine is an
 // io.Closer): its profile is thrown away, so an orderly close would only
 // cost time. One browser context per attempt, created when the attempt's
@@ -17,7 +19,13 @@
 // at about:blank. Web-engine decision 3 says Chromium starts in
 // lifecycle/init; no rule observes when it starts, and isolation (one
 // Chromium per engine process, one fresh browser context per attempt) is
-// kept. Chromium runs in the engine's process group with a
+// kept. Chromium's files live in one $TMPDIR/e2e-chromium-<pid>-… directory
+// of the engine; when that path is too long for Chromium's singleton socket
+// (a Unix socket path has at most 107 bytes: a TMPDIR of about 40
+// characters, macOS's default one), each Chromium's own TMPDIR and
+// XDG_RUNTIME_DIR go in a second one, /tmp/e2e-chromium-<pid>-…, removed
+// and swept the same way (TestLongTempDirWorksAndLeavesNothing, with a
+// TMPDIR of 100 characters). Chromium runs in the engine's process group with a
 // parent-death signal; ffmpeg too: nothing outlives the engine, even a
 // SIGKILLed one (TestNoProcessOutlivesTheEngine).
 //
