@@ -82,8 +82,15 @@
 //     observation, and an <option> carries no value: displayValue matches
 //     inputs, textareas and selects (and a contenteditable editing host,
 //     whose value the observation carries, web-engine §2.3), never an
-//     option. Located nodes are observation nodes: §2.5's full read (full
-//     innerText, all attributes, no cuts) is gone.
+//     option. The nodes locate returns are then fully read (§2.5: "each
+//     fully read (node mode: full text, all attributes, no cuts)";
+//     acceptance item 13), in one more evaluate for those nodes only: text
+//     is the element's whole innerText, attributes are every attribute as
+//     getAttribute reads it (the test-id attribute is testId, a secure
+//     field's value is never shown), a name, value or selection the read
+//     cut at 256 or 512 units is whole (TestLocatedNodesAreFullyRead). Ids,
+//     roles, states and rects are the observation's: what matched is what
+//     an observation shows.
 //   - Tables follow HTML-AAM as Playwright computes it (decision 9): a <th>
 //     with scope col/colgroup is a columnheader, row/rowgroup a rowheader;
 //     without scope, a header cell between two header cells, or without a
