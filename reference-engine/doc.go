@@ -183,8 +183,15 @@
 //   - Keyboard: ControlOrMeta is Control; characters not on the US layout are
 //     typed as IME commits (one input event each); keyboard/press of such a
 //     character is UNSUPPORTED_CAPABILITY.
-//   - JavaScript dialogs are answered at once (alert and beforeunload
-//     accepted, confirm and prompt dismissed) and logged to attempt/appLog.
+//   - JavaScript dialogs (web-engine §2.11): the engine offers no dialog
+//     handler, so every dialog is unhandled: dismissed at once (a confirm
+//     answers false, a prompt null, a beforeunload keeps the page), one
+//     attempt/appLog line (system, warning), and the next operation fails
+//     with INVALID_STATE "unhandled <type> dialog: <message>" (the first
+//     such dialog since the last operation, thrown once); a type other than
+//     alert, confirm, prompt and beforeunload makes it ENGINE_FAILURE
+//     (TestUnhandledDialogs). Every operation takes it but
+//     artifacts/stopVideo, which only ends a recording.
 //   - attempt/appLog: console warnings, errors and failed asserts (with the
 //     script position), uncaught exceptions, responses >= 400 (a missing
 //     favicon aside) and failed requests (aborts aside); URLs in lines are
