@@ -7,9 +7,11 @@
 // # Shape
 //
 // One Chromium per engine (per connection), started by the first operation
-// that needs a page — lifecycle/init only checks that Chromium is there, so
-// a connection that never touches a page (lifecycle, wire and manifest
-// checks) never starts one — and kept warm across attempts; killed at once
+// that needs a page — lifecycle/init only checks that Chromium is there and
+// that a directory for its files can be made (an engine that cannot start
+// its browser answers init with the cause), so a connection that never
+// touches a page (lifecycle, wire and manifest checks) never starts one —
+// and kept warm across attempts; killed at once
 // by lifecycle/dispose or when the connection ends (the engine is an
 // io.Closer): its profile is thrown away, so an orderly close would only
 // cost time. One browser context per attempt, created when the attempt's
@@ -17,7 +19,13 @@
 // at about:blank. Web-engine decision 3 says Chromium starts in
 // lifecycle/init; no rule observes when it starts, and isolation (one
 // Chromium per engine process, one fresh browser context per attempt) is
-// kept. Chromium runs in the engine's process group with a
+// kept. Chromium's files live in one $TMPDIR/e2e-chromium-<pid>-… directory
+// of the engine; when that path is too long for Chromium's singleton socket
+// (a Unix socket path has at most 107 bytes: a TMPDIR of about 40
+// characters, macOS's default one), each Chromium's own TMPDIR and
+// XDG_RUNTIME_DIR go in a second one, /tmp/e2e-chromium-<pid>-…, removed
+// and swept the same way (TestLongTempDirWorksAndLeavesNothing, with a
+// TMPDIR of 100 characters). Chromium runs in the engine's process group with a
 // parent-death signal; ffmpeg too: nothing outlives the engine, even a
 // SIGKILLed one (TestNoProcessOutlivesTheEngine).
 //
@@ -74,8 +82,15 @@
 //     observation, and an <option> carries no value: displayValue matches
 //     inputs, textareas and selects (and a contenteditable editing host,
 //     whose value the observation carries, web-engine §2.3), never an
-//     option. Located nodes are observation nodes: §2.5's full read (full
-//     innerText, all attributes, no cuts) is gone.
+//     option. The nodes locate returns are then fully read (§2.5: "each
+//     fully read (node mode: full text, all attributes, no cuts)";
+//     acceptance item 13), in one more evaluate for those nodes only: text
+//     is the element's whole innerText, attributes are every attribute as
+//     getAttribute reads it (the test-id attribute is testId, a secure
+//     field's value is never shown), a name, value or selection the read
+//     cut at 256 or 512 units is whole (TestLocatedNodesAreFullyRead). Ids,
+//     roles, states and rects are the observation's: what matched is what
+//     an observation shows.
 //   - Tables follow HTML-AAM as Playwright computes it (decision 9): a <th>
 //     with scope col/colgroup is a columnheader, row/rowgroup a rowheader;
 //     without scope, a header cell between two header cells, or without a
@@ -168,8 +183,15 @@
 //   - Keyboard: ControlOrMeta is Control; characters not on the US layout are
 //     typed as IME commits (one input event each); keyboard/press of such a
 //     character is UNSUPPORTED_CAPABILITY.
-//   - JavaScript dialogs are answered at once (alert and beforeunload
-//     accepted, confirm and prompt dismissed) and logged to attempt/appLog.
+//   - JavaScript dialogs (web-engine §2.11): the engine offers no dialog
+//     handler, so every dialog is unhandled: dismissed at once (a confirm
+//     answers false, a prompt null, a beforeunload keeps the page), one
+//     attempt/appLog line (system, warning), and the next operation fails
+//     with INVALID_STATE "unhandled <type> dialog: <message>" (the first
+//     such dialog since the last operation, thrown once); a type other than
+//     alert, confirm, prompt and beforeunload makes it ENGINE_FAILURE
+//     (TestUnhandledDialogs). Every operation takes it but
+//     artifacts/stopVideo, which only ends a recording.
 //   - attempt/appLog: console warnings, errors and failed asserts (with the
 //     script position), uncaught exceptions, responses >= 400 (a missing
 //     favicon aside) and failed requests (aborts aside); URLs in lines are

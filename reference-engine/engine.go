@@ -249,8 +249,9 @@ func Transport(base Options) transport.Transport {
 
 // ---- lifecycle ----
 
-// Init implements server.Initializer: it checks that Chromium is there (a
-// missing Chromium fails init at once) and starts nothing. Chromium starts
+// Init implements server.Initializer: it checks that Chromium is there and
+// that a directory for its files can be made (either missing fails init at
+// once, with the cause) and starts nothing. Chromium starts
 // when the first method that needs a page arrives (TestChromiumStartsOnlyForAPage):
 // a connection that never touches a page (lifecycle, wire and manifest
 // checks, a pool's health probe) never pays for a browser.
@@ -267,6 +268,14 @@ func (e *Engine) Init(ctx context.Context, info server.InitInfo) error {
 	o := e.opts
 	if err := checkExecutable(&o); err != nil {
 		return err
+	}
+	// What a start needs besides the binary, known without starting one:
+	// a directory for Chromium's files (TMPDIR, or a short directory when
+	// TMPDIR is too long for its singleton socket). An engine that cannot
+	// start its browser says so here, once, rather than failing every
+	// operation that needs a page.
+	if err := chromium.CheckDir(""); err != nil {
+		return engineerr.Infrastructure("chromium cannot start: %v", err)
 	}
 	info.Log(fmt.Sprintf("%s: ready (worker %d); %s starts with the first page", Name, info.WorkerSlot, o.ExecutablePath))
 	return nil

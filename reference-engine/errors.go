@@ -43,7 +43,8 @@ func budgetContext(ctx context.Context, ms float64) (context.Context, context.Ca
 
 // begin starts an operation on the operation's page: the page, and a
 // context carrying the page's chromedp target that ends with the request's
-// signal or the operation's budget; done releases it.
+// signal or the operation's budget; done releases it. A dialog nobody
+// handled since the last operation fails this one (web-engine §2.11).
 func (e *Engine) begin(ctx context.Context, op server.Operation) (*tab, context.Context, func(), error) {
 	// The budget covers everything, waiting for Chromium's start and
 	// opening the page included.
@@ -52,6 +53,10 @@ func (e *Engine) begin(ctx context.Context, op server.Operation) (*tab, context.
 	if err != nil {
 		cancel()
 		return nil, nil, nil, classify(ctx, octx, "opening the page", false, err)
+	}
+	if err := t.s.dialog.take(); err != nil {
+		cancel()
+		return nil, nil, nil, err
 	}
 	cctx, ccancel := bounded(t.ctx, octx)
 	return t, cctx, func() { ccancel(); cancel() }, nil

@@ -42,6 +42,19 @@ func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.Loc
 		return nil, err
 	}
 	defer done()
+	out, err := e.resolve(ctx, cctx, t, expr)
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	if err := e.complete(cctx, t, out); err != nil {
+		return nil, classify(ctx, cctx, "engine/locate", false, err)
+	}
+	return out, nil
+}
+
+// resolve answers expr with the nodes of the read (sparse when the
+// expression allows, else whole), before their full read.
+func (e *Engine) resolve(ctx, cctx context.Context, t *tab, expr *wire.LocatorExpression) ([]wire.SemanticNode, error) {
 	if plan, ok := planOf(expr); ok {
 		pr, err := e.read(cctx, t, inpage.ModeTree, plan)
 		if err != nil {
@@ -55,6 +68,67 @@ func (e *Engine) Locate(ctx context.Context, op server.Operation, expr *wire.Loc
 		}
 	}
 	return e.locateWhole(ctx, cctx, t, expr)
+}
+
+// complete gives each located node its full read (web-engine §2.5: "each
+// fully read (node mode: full text, all attributes, no cuts)"; acceptance
+// item 13, "located node attributes complete"), in one more evaluate for
+// the located nodes only: text becomes the element's whole innerText
+// (nothing for a secure field or an aria-hidden element, decision 10),
+// attributes every attribute as getAttribute reads it (the test-id
+// attribute, which is testId, and a secure field's value aside), and a
+// name, value or selection cut at 256 or 512 units its whole string. What
+// the query matched stays as the read saw it (decision 8: the same nodes,
+// roles, states and rects as an observation); only these fields grow. A
+// node whose element went away between the two evaluations keeps what the
+// read saw of it: it was a match when the read ran.
+func (e *Engine) complete(ctx context.Context, t *tab, nodes []wire.SemanticNode) error {
+	ids := make([]string, len(nodes))
+	for i := range nodes {
+		ids[i] = nodes[i].Ref.ID
+	}
+	var res fullNodes
+	if err := t.call(ctx, &res, inpage.MethodReadNodes, ids, inpage.ReadNodesArgs{NextID: e.reserve(len(ids) + 1), TestIDAttribute: e.opts.TestIDAttribute}); err != nil {
+		return err
+	}
+	if len(res.Nodes) != len(nodes) {
+		return fmt.Errorf("the full read answered %d nodes for %d ids", len(res.Nodes), len(nodes))
+	}
+	for i, f := range res.Nodes {
+		if f == nil {
+			continue
+		}
+		n := &nodes[i]
+		n.Text = f.Text
+		n.Attributes = f.Attributes
+		n.Name = uncut(n.Name, f.Name)
+		n.Value = uncut(n.Value, f.Value)
+		n.Selection = uncut(n.Selection, f.Selection)
+	}
+	return nil
+}
+
+// fullNodes is the answer of the reader's readNodes: the fields of the
+// full read, one entry per id (null where the element is gone).
+type fullNodes struct {
+	Nodes []*struct {
+		Name       *string           `json:"name"`
+		Text       *string           `json:"text"`
+		Value      *string           `json:"value"`
+		Selection  *string           `json:"selection"`
+		Attributes map[string]string `json:"attributes"`
+	} `json:"nodes"`
+}
+
+// uncut returns full where the read's field (seen) is a cut of it (a
+// prefix), seen otherwise: the full read differs from the tree read's in
+// the cut alone, and a field the tree read computed otherwise stays the
+// read's.
+func uncut(seen, full *string) *string {
+	if seen == nil || full == nil || !strings.HasPrefix(*full, *seen) {
+		return seen
+	}
+	return full
 }
 
 // locateWhole answers expr over the whole read of the page (every node of

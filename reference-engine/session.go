@@ -46,6 +46,8 @@ type session struct {
 	segments int             // video segments started
 	video    *video
 	closed   bool
+
+	dialog dialogLatch // a dialog nobody handled, failing the next operation
 }
 
 // tab is the session's page: a chromedp context bound to one target, and the
@@ -321,14 +323,24 @@ func (t *tab) url() string {
 	return t.location
 }
 
-// dismiss answers a JavaScript dialog: alerts and beforeunload are accepted,
-// confirm and prompt dismissed. It runs on its own goroutine.
+// dismiss answers a JavaScript dialog nobody handles (the engine offers
+// no handler): web-engine §2.11, "Dialogs: unhandled → dismissed and the
+// *next* operation fails INVALID_STATE "unhandled <type> dialog:
+// <message>"; unknown type → ENGINE_FAILURE". The failure is latched
+// before the dialog is answered — the operation the dialog interrupted
+// (a tap whose handler calls confirm) returns only once it is answered,
+// so the operation after it finds the latch set — and so is one
+// attempt/appLog entry that says what happened. A beforeunload dialog dismissed keeps the
+// page. It runs on its own goroutine.
 func (t *tab) dismiss(ev *page.EventJavascriptDialogOpening) {
-	accept := ev.Type == page.DialogTypeAlert || ev.Type == page.DialogTypeBeforeunload
+	err, level := dialogError(ev.Type, ev.Message)
+	t.s.dialog.latch(err)
+	// Logged before the answer too: the entry is written before the
+	// answer of the operation the dialog interrupted.
+	t.appLog("system", level, err.Message+" (dismissed; the next operation fails)")
 	ctx, cancel := context.WithTimeout(t.ctx, closeBudget)
 	defer cancel()
-	_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
-	t.appLog("system", "info", fmt.Sprintf("%s dialog answered (%s)", ev.Type, map[bool]string{true: "accepted", false: "dismissed"}[accept]))
+	_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 }
 
 // console turns console warnings, errors and failed asserts into app log
@@ -571,6 +583,9 @@ func (e *Engine) Restart(ctx context.Context, op server.Operation) error {
 	if err != nil {
 		return classify(ctx, octx, "session/restart", false, err)
 	}
+	if err := s.dialog.take(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -595,6 +610,9 @@ func (e *Engine) Reset(ctx context.Context, op server.Operation) error {
 	s, err := e.session(octx, op.Attempt)
 	if err != nil {
 		return classify(ctx, octx, "session/reset", false, err)
+	}
+	if err := s.dialog.take(); err != nil {
+		return err
 	}
 	return classify(ctx, octx, "session/reset", false, s.replaceContext(octx, nil))
 }

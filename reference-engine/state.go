@@ -71,6 +71,9 @@ func (e *Engine) Restore(ctx context.Context, op server.Operation, state wire.En
 	if err != nil {
 		return classify(ctx, octx, "state/restore", false, err)
 	}
+	if err := s.dialog.take(); err != nil {
+		return err
+	}
 	return s.replaceContext(octx, func(ctx context.Context, t *tab, bc cdp.BrowserContextID) error {
 		cctx, ccancel := bounded(t.ctx, ctx)
 		defer ccancel()

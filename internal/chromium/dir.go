@@ -41,19 +41,78 @@ const leftoverWait = 2 * time.Second
 // sweeps it (Sweep).
 type Dir struct {
 	path string
-	n    atomic.Int64
+	// short, when set, is a second engine-owned directory under
+	// ShortParent, for what needs a short path (each Chromium's TMPDIR,
+	// where its singleton socket goes, and XDG_RUNTIME_DIR): path is too
+	// long for a Unix socket below it.
+	short string
+	n     atomic.Int64
 }
 
+// ShortParent is where a Dir whose own path is too long for a Unix socket
+// below it puts its short directory (Dir.Short): a directory every Unix
+// has, with a short path.
+const ShortParent = "/tmp"
+
+// socketSuffix is the longest path Chromium puts below its TMPDIR for its
+// singleton socket, with the instance directory's name (at most 999
+// instances per Dir) before it.
+const socketSuffix = "/999/org.chromium.Chromium.XXXXXX/SingletonSocket"
+
 // NewDir sweeps the directories of dead owners from parent ("" is
-// os.TempDir()) and creates a new one owned by this process.
+// os.TempDir()) and creates a new one owned by this process. When parent
+// is too long for Chromium's singleton socket below it (a Unix socket's
+// path has at most 107 bytes: a TMPDIR of 41 characters is already too
+// long, macOS's default one is longer still), it also sweeps ShortParent
+// and creates a second directory there, named the same way, for what
+// needs a short path (Short); everything else stays under parent.
 func NewDir(parent string) (*Dir, error) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
+	path, err := newOwnedDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dir{path: path}
+	if !socketFits(path) {
+		short, err := newOwnedDir(ShortParent)
+		if err == nil && !socketFits(short) {
+			os.Remove(short)
+			err = fmt.Errorf("%s is too long too", short)
+		}
+		if err != nil {
+			os.RemoveAll(path)
+			return nil, fmt.Errorf("chromium directory: the temporary directory %s is too long for Chromium's singleton socket (%d bytes, at most %d), and no short directory could be made under %s: %w", parent, len(path)+len(socketSuffix), maxSocketPath, ShortParent, err)
+		}
+		d.short = short
+	}
+	return d, nil
+}
+
+// CheckDir reports whether NewDir(parent) can make a directory for
+// Chromium, by making one and removing it at once: a missing or unwritable
+// temporary directory is known before any Chromium is started.
+func CheckDir(parent string) error {
+	d, err := NewDir(parent)
+	if err != nil {
+		return err
+	}
+	return d.Remove()
+}
+
+// socketFits reports whether Chromium's singleton socket fits below dir.
+func socketFits(dir string) bool {
+	return len(dir)+len(socketSuffix) <= maxSocketPath
+}
+
+// newOwnedDir sweeps the directories of dead owners from parent and
+// creates a new one there named for this process (DirPrefix).
+func newOwnedDir(parent string) (string, error) {
 	_, _ = Sweep(parent) // best effort: a leftover that cannot go must not stop a start
 	var b [3]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("chromium directory: %w", err)
+		return "", fmt.Errorf("chromium directory: %w", err)
 	}
 	var start uint64
 	if p, ok := procs.Self(); ok {
@@ -61,24 +120,32 @@ func NewDir(parent string) (*Dir, error) {
 	}
 	name := fmt.Sprintf("%s%d-%d-%s", DirPrefix, os.Getpid(), start, hex.EncodeToString(b[:]))
 	path := filepath.Join(parent, name)
-	// Chromium's singleton socket lives in its TMPDIR, the instance
-	// directory: a Unix socket's path has at most 107 bytes.
-	if n := len(path) + len("/999/org.chromium.Chromium.XXXXXX/SingletonSocket"); n > maxSocketPath {
-		return nil, fmt.Errorf("chromium directory: the temporary directory %s is too long for Chromium's singleton socket (%d bytes, at most %d): set TMPDIR to a shorter path", parent, n, maxSocketPath)
-	}
 	if err := os.Mkdir(path, 0o700); err != nil {
-		return nil, fmt.Errorf("chromium directory: %w", err)
+		return "", fmt.Errorf("chromium directory: %w", err)
 	}
-	return &Dir{path: path}, nil
+	return path, nil
 }
 
 // Path returns the directory.
 func (d *Dir) Path() string { return d.path }
 
-// Remove removes the directory and everything in it. Stop every Chromium
-// started in it first.
+// Short returns the directory for what needs a short path when Path is too
+// long for it, "" otherwise.
+func (d *Dir) Short() string { return d.short }
+
+// Remove removes the directory (and the short one) and everything in it.
+// Stop every Chromium started in it first.
 func (d *Dir) Remove() error {
-	if err := os.RemoveAll(d.path); err != nil {
+	var errs []error
+	for _, p := range []string{d.path, d.short} {
+		if p == "" {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("remove chromium directory: %w", err)
 	}
 	return nil
@@ -145,6 +212,7 @@ func parseDirName(name string) (pid int, start uint64, ok bool) {
 // Instance is one Chromium's own directory inside a Dir.
 type Instance struct {
 	root    string
+	short   string // the instance's directory in the Dir's short one; "" when root serves
 	profile string
 	env     []string
 	flags   map[string]string
@@ -154,19 +222,27 @@ type Instance struct {
 // is the Chromium's TMPDIR and holds p/ (the user data directory), h/ (its
 // HOME, with the XDG directories below it), r/ (XDG_RUNTIME_DIR) and c/
 // (crash dumps, which are off). The names are short: Chromium's singleton
-// socket goes in its TMPDIR, and a socket path has at most 107 bytes.
+// socket goes in its TMPDIR, and a socket path has at most 107 bytes. When
+// d has a short directory, <n>/ there is the TMPDIR and holds r/, the
+// directories that hold sockets; the rest stays in <n>/ of d.
 func (d *Dir) NewInstance() (*Instance, error) {
-	root := filepath.Join(d.path, strconv.FormatInt(d.n.Add(1), 10))
+	name := strconv.FormatInt(d.n.Add(1), 10)
+	root := filepath.Join(d.path, name)
 	in := &Instance{root: root, profile: filepath.Join(root, "p")}
+	tmp := root
+	if d.short != "" {
+		in.short = filepath.Join(d.short, name)
+		tmp = in.short
+	}
 	home := filepath.Join(root, "h")
 	vars := [][2]string{
-		{"TMPDIR", root},
+		{"TMPDIR", tmp},
 		{"HOME", home},
 		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
 		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
 		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
 		{"XDG_STATE_HOME", filepath.Join(home, ".local", "state")},
-		{"XDG_RUNTIME_DIR", filepath.Join(root, "r")},
+		{"XDG_RUNTIME_DIR", filepath.Join(tmp, "r")},
 	}
 	crash := filepath.Join(root, "c")
 	mk := []string{in.profile, crash}
@@ -176,7 +252,7 @@ func (d *Dir) NewInstance() (*Instance, error) {
 	}
 	for _, p := range mk {
 		if err := os.MkdirAll(p, 0o700); err != nil {
-			os.RemoveAll(root)
+			in.removeDirs()
 			return nil, fmt.Errorf("chromium instance directory: %w", err)
 		}
 	}
@@ -191,8 +267,26 @@ func (d *Dir) NewInstance() (*Instance, error) {
 	return in, nil
 }
 
+// removeDirs removes the instance's directories.
+func (in *Instance) removeDirs() error {
+	var errs []error
+	for _, p := range []string{in.root, in.short} {
+		if p == "" {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Root returns the instance's directory.
 func (in *Instance) Root() string { return in.root }
+
+// Short returns the instance's directory in its Dir's short one (its
+// TMPDIR), "" when the Dir has none.
+func (in *Instance) Short() string { return in.short }
 
 // Profile returns the instance's user data directory.
 func (in *Instance) Profile() string { return in.profile }
@@ -222,7 +316,7 @@ func (in *Instance) Options() []chromedp.ExecAllocatorOption {
 func (in *Instance) Remove() error {
 	killLeftovers(in.root, time.Now().Add(leftoverWait))
 	procs.ReapAdopted()
-	if err := os.RemoveAll(in.root); err != nil {
+	if err := in.removeDirs(); err != nil {
 		return fmt.Errorf("remove chromium instance directory: %w", err)
 	}
 	return nil
