@@ -92,8 +92,9 @@ chaos:
 # the selection-invariance column: each fault's full run, then --only each
 # requirement it failed and its area, and each requirement the healthy
 # saboteur passes alone (two runs at a time; the bulk of the time).
+KILL_PARALLEL ?= 3
 kill-matrix:
-	$(GO) test -count=1 -timeout 180m -run TestKillMatrix ./conformance/ -args -update-kill-matrix
+	$(GO) test -v -count=1 -timeout 180m -run TestKillMatrix ./conformance/ -args -update-kill-matrix -invariance-parallel=$(KILL_PARALLEL)
 
 # soak: the core and full profiles SOAK_RUNS times each (default 20), two runs
 # at a time, against the saboteur and the reference web engine (e2e-conform

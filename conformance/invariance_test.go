@@ -26,8 +26,9 @@ import (
 // TestSelectionInvariance checks a bounded sample on every make test.
 
 var (
-	killOnly      = flag.Bool("kill-only", false, "with TestKillMatrix: also check selection invariance (--only) of every fault run (implied by -update-kill-matrix)")
-	invarianceArg = flag.String("invariance-faults", "", "TestSelectionInvariance: comma-separated fault names to check instead of the sample")
+	killOnly       = flag.Bool("kill-only", false, "with TestKillMatrix: also check selection invariance (--only) of every fault run (implied by -update-kill-matrix)")
+	invarianceArg  = flag.String("invariance-faults", "", "TestSelectionInvariance: comma-separated fault names to check instead of the sample")
+	invarianceRuns = flag.Int("invariance-parallel", 2, "suite runs at a time in the --only invariance check (make kill-matrix sets KILL_PARALLEL)")
 )
 
 // invarianceSample is TestSelectionInvariance's faults, each once a
@@ -222,7 +223,7 @@ func passedIn(res conformance.Result) []string {
 // not empty, those requirements of the healthy saboteur; it reports every
 // escape as a test error and returns the verdicts by fault.
 func checkOnlyInvariance(t *testing.T, sab string, faults []saboteur.Fault, healthyIDs []string) map[string]onlyVerdict {
-	r := runner{t: t, sab: sab, sem: make(chan struct{}, 2)}
+	r := runner{t: t, sab: sab, sem: make(chan struct{}, max(1, *invarianceRuns))}
 	start := time.Now()
 	out := map[string]onlyVerdict{}
 	var mu sync.Mutex
