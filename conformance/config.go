@@ -62,7 +62,7 @@ type Config struct {
 	// command or the address).
 	Name string
 	// FailFast stops the run after the first spec that fails a MUST
-	// requirement: the specs after it report not verified ("not run"), so
+	// requirement ExpectedFailures does not list: the specs after it report not verified ("not run"), so
 	// the verdict is non-conformant and says only that one failure for
 	// certain. For quick red/green loops and mutation runs.
 	FailFast bool

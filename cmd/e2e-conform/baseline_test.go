@@ -267,3 +267,18 @@ func TestDiffNoLatency(t *testing.T) {
 		}
 	}
 }
+
+// TestFailFastGoesOnAfterAnExpectedFailure: --fail-fast stops at a MUST
+// failure the baseline does not expect, not at an expected one.
+func TestFailFastGoesOnAfterAnExpectedFailure(t *testing.T) {
+	base := writeFile(t, "baseline.txt", "LIFE-004: bug 12\n")
+	code, out, res := conformRun(t, true, "--spawn", saboteurWith(t, baselineFault), "--only", "LIFE", "--fail-fast", "--expected-failures", base)
+	if code != conformance.ExitConformant || requirement(res, baselineID).Status != conformance.ExpectedFailure {
+		t.Errorf("exit %d, %s %q; want 0 and an expected failure:\n%s", code, baselineID, requirement(res, baselineID).Status, out)
+	}
+	for _, s := range res.Specs {
+		if strings.HasPrefix(s.Message, "not run:") {
+			t.Errorf("the spec %q was not run after an expected failure: %s", s.Text, s.Message)
+		}
+	}
+}
