@@ -8,11 +8,13 @@
 //	e2e-conform --connect 127.0.0.1:7000
 //	e2e-conform --list [--json]
 //	e2e-conform --repeat 5 [--repeat-parallel 2] --spawn "./my-engine" [--json out/repeat.json]
-//	e2e-conform diff OLD.json NEW.json
+//	e2e-conform diff [--no-latency] OLD.json NEW.json
+//	e2e-conform --spawn "./my-engine" --expected-failures baseline.txt [--write-baseline new-baseline.txt]
 //	e2e-conform --shard 2/3 --spawn "./my-engine" --json shard2.json
 //	e2e-conform merge shard1.json shard2.json shard3.json --json report.json
 //
-// Exit status: 0 conformant, 1 non-conformant, 2 usage error, 3 incomplete
+// Exit status: 0 conformant, 1 non-conformant (or a stale entry of the
+// --expected-failures baseline: a listed requirement passed), 2 usage error, 3 incomplete
 // (a required check could not run, or nothing was selected), 4 harness
 // error, 5 unstable (with --repeat: a requirement's verdict varied between
 // the runs and no run was non-conformant). The flags map onto

@@ -29,7 +29,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
   into one verdict, as one unsharded run would give it; refuses a missing or repeated shard
   and a shard of another suite, profile, selection, engine or manifest; judges by the
   baseline the shards ran with (--expected-failures), or by --expected-failures F given here
-exit status: the merged run's (0 conformant, 1 non-conformant, 3 incomplete), 2 when the
+exit status: the merged run's (0 conformant, 1 non-conformant or a stale baseline entry, 3 incomplete), 2 when the
   reports cannot be read or merged`)
 		fs.PrintDefaults()
 	}
