@@ -33,6 +33,7 @@ func badgeStyles() []badgeStyle {
 		{"non-conformant", badgeRed},
 		{"incomplete", badgeAmber},
 		{"unstable", badgeAmber},
+		{"stale baseline", badgeAmber},
 		{"harness error", badgeGrey},
 	}
 }
@@ -74,9 +75,13 @@ func textWidth(s string) int {
 // Badge returns an SVG badge of the verdict in the shields.io style:
 // "e2e-conform | conformant (core)", green when conformant, red when
 // non-conformant, amber when incomplete or unstable, grey otherwise.
-func Badge(verdict, profile string) []byte {
+func Badge(verdict, profile string) []byte { return badge(verdict, verdict, profile) }
+
+// badge is Badge with text in place of the verdict ("conformant with 2
+// expected failures"), in the verdict's colour.
+func badge(verdict, text, profile string) []byte {
 	style, _ := badgeFor(verdict)
-	value := verdict
+	value := text
 	if profile != "" {
 		value += " (" + profile + ")"
 	}
@@ -107,9 +112,10 @@ func Badge(verdict, profile string) []byte {
 }
 
 // WriteBadge writes the SVG badge of the run's verdict and profile (Badge)
-// to path.
+// to path; a conformant run with expected failures says how many
+// ("conformant with 2 expected failures (core)").
 func (r *Result) WriteBadge(path string) error {
-	if err := os.WriteFile(path, Badge(r.Verdict, r.Profile), 0o644); err != nil {
+	if err := os.WriteFile(path, badge(r.Verdict, r.badgeValue(), r.Profile), 0o644); err != nil {
 		return fmt.Errorf("writing the badge: %w", err)
 	}
 	return nil

@@ -17,6 +17,9 @@ type DiffResult struct {
 	NewVerdict  string              `json:"newVerdict"`
 	Changes     []StatusChange      `json:"changes,omitempty"`
 	Regressions []LatencyRegression `json:"regressions,omitempty"`
+	// LatencyIgnored: the regressions are listed but do not make the
+	// comparison worse (e2e-conform diff --no-latency).
+	LatencyIgnored bool `json:"latencyIgnored,omitempty"`
 }
 
 // StatusChange is one requirement whose status differs between the runs.
@@ -60,7 +63,8 @@ func LatencyRegressed(oldMs, newMs float64) bool {
 	return newMs > oldMs*latencyFactor && newMs > oldMs+latencySlackMs
 }
 
-// statusRank orders the statuses for Diff: failed below not verified below
+// statusRank orders the statuses for Diff: failed (expected or not: a
+// baseline changes no engine's behaviour) below not verified below
 // the rest (passed, not applicable, not selected, absent), which rank
 // alike: a requirement that became failed, or became not verified from
 // anything but failed, got worse; passed → not applicable (the engine no
@@ -68,7 +72,7 @@ func LatencyRegressed(oldMs, newMs float64) bool {
 // a change, not a regression.
 func statusRank(st Status) int {
 	switch st {
-	case Failed:
+	case Failed, ExpectedFailure:
 		return 0
 	case NotVerified:
 		return 1
@@ -78,9 +82,9 @@ func statusRank(st Status) int {
 }
 
 // Worse reports whether anything changed for the worse: a requirement's
-// status or a method's p90 latency.
+// status or, unless LatencyIgnored, a method's p90 latency.
 func (d DiffResult) Worse() bool {
-	if len(d.Regressions) > 0 {
+	if len(d.Regressions) > 0 && !d.LatencyIgnored {
 		return true
 	}
 	for _, c := range d.Changes {
@@ -160,12 +164,12 @@ func (d DiffResult) Write(w io.Writer) {
 		}
 	}
 	if len(d.Regressions) > 0 {
-		fmt.Fprintf(w, "\nmethods whose p90 round trip regressed (new p90 > old p90 × %.1f and > old p90 + %.0f ms, %d calls or more in both runs):\n", latencyFactor, latencySlackMs, latencyMinCalls)
+		fmt.Fprintf(w, "\nmethods whose p90 round trip regressed (new p90 > old p90 × %.1f and > old p90 + %.0f ms, %d calls or more in both runs)%s:\n", latencyFactor, latencySlackMs, latencyMinCalls, ifStr(d.LatencyIgnored, ", not counted as worse (--no-latency)"))
 	}
 	for _, r := range d.Regressions {
 		fmt.Fprintf(w, "SLOWER %s: p90 %.1f ms → %.1f ms (%d → %d calls)\n", r.Method, r.OldP90Ms, r.NewP90Ms, r.OldCount, r.NewCount)
 	}
-	fmt.Fprintf(w, "\n%d requirement(s) changed, %d for the worse; %d method(s) slower\n", len(d.Changes), worse, len(d.Regressions))
+	fmt.Fprintf(w, "\n%d requirement(s) changed, %d for the worse; %d method(s) slower%s\n", len(d.Changes), worse, len(d.Regressions), ifStr(d.LatencyIgnored, " (latency not gating: --no-latency)"))
 }
 
 // diffReasonRunes bounds the reason Write prints per change (the report

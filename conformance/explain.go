@@ -219,7 +219,11 @@ func explain(r *Result) {
 			continue
 		}
 		rr.Section = req.Section
-		if rr.Status != Failed && rr.Status != NotVerified {
+		status := rr.Status
+		if status == ExpectedFailure {
+			status = Failed // explained as the failure it is
+		}
+		if status != Failed && status != NotVerified {
 			continue
 		}
 		x := &Explanation{Requirement: req.Statement, Section: req.Section, LikelyCause: likelyCause[rr.ID]}
@@ -229,7 +233,7 @@ func explain(r *Result) {
 		var spec *SpecResult
 		for j := range r.Specs {
 			s := &r.Specs[j]
-			if !contains(s.Requirements, rr.ID) || s.Status != rr.Status {
+			if !contains(s.Requirements, rr.ID) || s.Status != status {
 				continue
 			}
 			if spec == nil || (spec.LastFrames == "" && s.LastFrames != "") {
@@ -251,7 +255,7 @@ func explain(r *Result) {
 				x.Came = came
 			}
 		}
-		if x.Came == "" && rr.Status == Failed {
+		if x.Came == "" && status == Failed {
 			x.Came = "nothing: no frame came from the server"
 		}
 		rr.Explanation = x

@@ -27,6 +27,7 @@ var (
 func htmlStatuses() []htmlStatus {
 	return []htmlStatus{
 		{Failed, "failed"},
+		{ExpectedFailure, "expected-failure"},
 		{NotVerified, "not-verified"},
 		{Passed, "passed"},
 		{NotApplicable, "not-applicable"},
@@ -81,6 +82,8 @@ type htmlRequirement struct {
 	Class    string
 	Evidence []htmlCount
 	Specs    []htmlSpec
+	// Stale: the baseline lists it and it passed.
+	Stale bool
 }
 
 // htmlSpec is one spec of a requirement.
@@ -136,7 +139,7 @@ func htmlPageOf(r *Result) htmlPage {
 			areas = append(areas, rr.Area)
 		}
 		perArea[rr.Area][rr.Status]++
-		hr := htmlRequirement{RequirementResult: rr, Class: statusClass(rr.Status), Evidence: evidenceLines(rr.Evidence)}
+		hr := htmlRequirement{RequirementResult: rr, Class: statusClass(rr.Status), Evidence: evidenceLines(rr.Evidence), Stale: slices.Contains(r.StaleBaseline, rr.ID)}
 		for _, s := range r.Specs {
 			if contains(s.Requirements, rr.ID) {
 				hr.Specs = append(hr.Specs, htmlSpec{SpecResult: s, Class: statusClass(s.Status), Evidence: evidenceLines(s.Evidence[rr.ID]),

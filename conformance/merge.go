@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -42,7 +43,18 @@ var ErrMerge = errors.New("the shard reports cannot be merged")
 //
 // Latency merges per method: the counts add up, each percentile is the
 // highest of the shards' (an upper bound, not the merged distribution).
-func Merge(reports []*Result) (*Result, error) {
+//
+// The merged run is judged by the baseline the shards ran with
+// (Config.ExpectedFailures, recorded in their reports): shards that ran
+// with different baselines are refused. MergeWithBaseline judges by
+// another.
+func Merge(reports []*Result) (*Result, error) { return MergeWithBaseline(reports, nil) }
+
+// MergeWithBaseline is Merge judged by baseline (requirement ID → reason,
+// as Config.ExpectedFailures) instead of the shards' own; a nil baseline
+// is the shards' (Merge), an empty one none. Only the merged run calls a
+// baseline entry stale: a shard does not (another shard may fail it).
+func MergeWithBaseline(reports []*Result, baseline map[string]string) (*Result, error) {
 	if len(reports) == 0 {
 		return nil, fmt.Errorf("%w: no report given", ErrMerge)
 	}
@@ -81,6 +93,17 @@ func Merge(reports []*Result) (*Result, error) {
 		return nil, fmt.Errorf("%w: shard %s missing (every shard of the %d must be given)", ErrMerge, strings.Join(missing, ", "), n)
 	}
 
+	if baseline == nil {
+		baseline = first.ExpectedFailures
+		for _, r := range reports {
+			if !maps.Equal(r.ExpectedFailures, first.ExpectedFailures) {
+				return nil, fmt.Errorf("%w: shard %s and shard %s ran with different baselines (--expected-failures): give merge the one to judge by", ErrMerge, shardOfReport(first), shardOfReport(r))
+			}
+		}
+	}
+	if err := validateExpectedFailures(baseline); err != nil {
+		return nil, fmt.Errorf("%w: the baseline: %w", ErrMerge, err)
+	}
 	specs, err := mergeSpecs(reports)
 	if err != nil {
 		return nil, err
@@ -102,7 +125,7 @@ func Merge(reports []*Result) (*Result, error) {
 	}
 	sort.Strings(in.facts.ServerSent)
 	in.latency = mergeLatency(reports)
-	cfg := Config{Profile: first.Profile, Name: first.Engine}
+	cfg := Config{Profile: first.Profile, Name: first.Engine, ExpectedFailures: baseline}
 	if sel := first.Selection; sel != nil {
 		cfg.Only, cfg.Skip = sel.Only, sel.Skip
 	}

@@ -25,6 +25,9 @@ func (c Config) validate() error {
 	if p := c.profile(); p != ProfileCore && p != ProfileFull {
 		return fmt.Errorf("%w: unknown profile %q (core or full)", ErrUsage, p)
 	}
+	if err := validateExpectedFailures(c.ExpectedFailures); err != nil {
+		return err
+	}
 	if err := c.Shard.validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -130,6 +133,9 @@ func (s *suite) result(report types.Report, filter string) Result {
 // a spec's message came to hold it.
 func (r *Result) redact(redact func(string) string) {
 	r.Reason = redact(r.Reason)
+	for id, why := range r.ExpectedFailures {
+		r.ExpectedFailures[id] = redact(why)
+	}
 	r.Engine = redact(r.Engine)
 	r.Provenance.redact(redact)
 	for i := range r.Warnings {
@@ -137,7 +143,7 @@ func (r *Result) redact(redact func(string) string) {
 	}
 	for i := range r.Requirements {
 		rr := &r.Requirements[i]
-		rr.Reason = redact(rr.Reason)
+		rr.Reason, rr.Baseline = redact(rr.Reason), redact(rr.Baseline)
 		if x := rr.Explanation; x != nil {
 			x.Sent, x.Wanted, x.Came, x.Exchange = redact(x.Sent), redact(x.Wanted), redact(x.Came), redact(x.Exchange)
 		}

@@ -124,7 +124,7 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 			// A run-wide MUST already broken fails at the end whatever
 			// runs in between: stop now, keep the run-wide checks.
 			for _, c := range runWideChecks {
-				if v := s.env.Violations(c.id); len(v) > 0 && checksMust([]string{c.id}) {
+				if v := s.env.Violations(c.id); len(v) > 0 && checksMust(s.unexpected([]string{c.id})) {
 					s.stoppedBy = fmt.Sprintf("the run-wide check of %s, already violated: %s", c.id, clip(v[0]))
 					break
 				}
@@ -152,7 +152,7 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 					AddReportEntry("last frames", x)
 				}
 			}
-			if rep.Failed() && s.cfg.FailFast && checksMust(ids) && s.stoppedBy == "" {
+			if rep.Failed() && s.cfg.FailFast && checksMust(s.unexpected(ids)) && s.stoppedBy == "" {
 				s.stoppedBy = fmt.Sprintf("the spec %q", text)
 			}
 		})

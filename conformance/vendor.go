@@ -23,7 +23,9 @@ import (
 //	}
 //
 // Each configuration's Profile, Only and Skip select its specs. The test
-// fails for every MUST requirement that failed, and when an engine cannot
+// fails for every MUST requirement that failed (but those its
+// ExpectedFailures lists: they are logged), for every ExpectedFailures
+// entry that passed (a stale baseline entry), and when an engine cannot
 // be started or reached; a SHOULD miss and an incomplete run are logged,
 // and fail the test only with Config.Strict. Ginkgo's own output has no
 // colours unless stdout is a terminal. Like every ginkgo suite, it runs
@@ -65,10 +67,25 @@ func RunTests(t *testing.T, cfgs ...Config) []*Result {
 	return out
 }
 
-// judge fails t for what res says fails a vendor's test.
-func judge(t *testing.T, name string, res *Result, strict bool) {
+// judgeT is what judge needs of a *testing.T.
+type judgeT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+// judge fails t for what res says fails a vendor's test: a failed MUST (or
+// any failure with strict), a stale baseline entry, a harness error. An
+// expected failure (Config.ExpectedFailures) is logged.
+func judge(t judgeT, name string, res *Result, strict bool) {
 	t.Helper()
+	for _, id := range res.StaleBaseline {
+		t.Errorf("%s: stale baseline entry: %s now passes; remove it from Config.ExpectedFailures", name, id)
+	}
 	for _, rr := range res.Requirements {
+		if rr.Status == ExpectedFailure {
+			t.Logf("%s: %s (%s) failed, as Config.ExpectedFailures expects (%s): %s", name, rr.ID, rr.Level, rr.Baseline, firstLine(rr.Reason))
+		}
 		if rr.Status != Failed {
 			continue
 		}

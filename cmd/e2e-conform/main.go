@@ -8,11 +8,13 @@
 //	e2e-conform --connect 127.0.0.1:7000
 //	e2e-conform --list [--json]
 //	e2e-conform --repeat 5 [--repeat-parallel 2] --spawn "./my-engine" [--json out/repeat.json]
-//	e2e-conform diff OLD.json NEW.json
+//	e2e-conform diff [--no-latency] OLD.json NEW.json
+//	e2e-conform --spawn "./my-engine" --expected-failures baseline.txt [--write-baseline new-baseline.txt]
 //	e2e-conform --shard 2/3 --spawn "./my-engine" --json shard2.json
 //	e2e-conform merge shard1.json shard2.json shard3.json --json report.json
 //
-// Exit status: 0 conformant, 1 non-conformant, 2 usage error, 3 incomplete
+// Exit status: 0 conformant, 1 non-conformant (or a stale entry of the
+// --expected-failures baseline: a listed requirement passed), 2 usage error, 3 incomplete
 // (a required check could not run, or nothing was selected), 4 harness
 // error, 5 unstable (with --repeat: a requirement's verdict varied between
 // the runs and no run was non-conformant). The flags map onto
@@ -115,6 +117,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "write the JSON report to `path` (with --list: print the list as JSON)")
 	htmlPath := fs.String("html", "", "write the HTML report (one self-contained file) to `path`")
 	badgePath := fs.String("badge", "", "write an SVG badge of the verdict to `path`")
+	expected := fs.String("expected-failures", "", "the baseline: a `file` of requirements expected to fail, one \"ID: reason\" a line (# comments); they are reported expected failure and do not fail the run, and one that passes fails it (a stale entry)")
+	writeBaseline := fs.String("write-baseline", "", "write the run's failures as a baseline for --expected-failures to `file`")
 	listJSON := false
 	fs.DurationVar(&cfg.SpecTimeout, "timeout", 30*time.Second, "budget of each spec")
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
@@ -155,6 +159,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.Env[k] = v
 	}
 	cfg.Only, cfg.Skip = only, skip
+	if *expected != "" {
+		if cfg.ExpectedFailures, err = conformance.ReadExpectedFailures(*expected); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: --expected-failures: %v\n", err)
+			return conformance.ExitUsage
+		}
+	}
 	if *shard != "" {
 		if cfg.Shard, err = conformance.ParseShard(*shard); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: --shard: %v\n", err)
@@ -202,10 +212,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case *htmlPath != "" || *badgePath != "":
 			fmt.Fprintln(stderr, "e2e-conform: --html and --badge do not go with --repeat (--json writes the combined report)")
 			return conformance.ExitUsage
+		case *writeBaseline != "":
+			fmt.Fprintln(stderr, "e2e-conform: --write-baseline does not go with --repeat (write it from one run)")
+			return conformance.ExitUsage
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
-			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace"),
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline"),
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
@@ -237,7 +250,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return conformance.ExitHarness
 	}
-	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath}); err != nil {
+	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline}); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
 		return conformance.ExitHarness
 	}
@@ -245,14 +258,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // reportPaths are the paths of the reports asked for ("" for none).
-type reportPaths struct{ json, junit, html, badge string }
+type reportPaths struct{ json, junit, html, badge, baseline string }
 
 // writeReports writes each report asked for with its own writer.
 func writeReports(res *conformance.Result, p reportPaths) error {
 	for _, out := range []struct {
 		path  string
 		write func(string) error
-	}{{p.json, res.WriteJSON}, {p.junit, res.WriteJUnit}, {p.html, res.WriteHTML}, {p.badge, res.WriteBadge}} {
+	}{{p.json, res.WriteJSON}, {p.junit, res.WriteJUnit}, {p.html, res.WriteHTML}, {p.badge, res.WriteBadge}, {p.baseline, res.WriteBaseline}} {
 		if out.path == "" {
 			continue
 		}
@@ -312,9 +325,9 @@ func usage(fs *flag.FlagSet) {
        e2e-conform [flags] -- command args...
        e2e-conform --list [--json [FILE]]
        e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]
-       e2e-conform diff OLD.json NEW.json
+       e2e-conform diff [--no-latency] OLD.json NEW.json
        e2e-conform --shard i/n (--spawn ... | --connect ...) --json SHARD.json [flags]
-       e2e-conform merge SHARD.json... [--json F] [--junit F] [--html F] [--badge F]
+       e2e-conform merge SHARD.json... [--expected-failures F] [--json F] [--junit F] [--html F] [--badge F]
        e2e-conform --version`)
 	fs.PrintDefaults()
 	fmt.Fprintln(w, `profiles:
@@ -324,10 +337,13 @@ func usage(fs *flag.FlagSet) {
 examples:
   e2e-conform --spawn "./my-engine --stdio" --json out/report.json --junit out/junit.xml
   e2e-conform --profile full --only OBS,ACT -- ./my-engine --headless
-  e2e-conform --connect 127.0.0.1:7000 --repeat 5 --repeat-parallel 2`)
+  e2e-conform --connect 127.0.0.1:7000 --repeat 5 --repeat-parallel 2
+  e2e-conform --spawn ./my-engine --write-baseline baseline.txt      (then, in CI:)
+  e2e-conform --spawn ./my-engine --expected-failures baseline.txt`)
 	fmt.Fprintln(w, `exit status:
   0 conformant
-  1 non-conformant (a MUST requirement failed)
+  1 non-conformant (a MUST requirement failed, not listed in --expected-failures), or a stale
+    baseline (a requirement --expected-failures lists passed: remove its line)
   2 usage error
   3 incomplete (a required check could not run, or nothing was selected)
   4 harness error

@@ -21,12 +21,15 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	junit := fs.String("junit", "", "write the merged JUnit XML report to `path`")
 	htmlPath := fs.String("html", "", "write the merged HTML report to `path`")
 	badgePath := fs.String("badge", "", "write an SVG badge of the merged verdict to `path`")
+	expected := fs.String("expected-failures", "", "the baseline `file` to judge the merged run by (default: the one the shards ran with, which must then be the same in every shard)")
+	writeBaseline := fs.String("write-baseline", "", "write the merged run's failures as a baseline to `file`")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: e2e-conform merge SHARD.json... [--json F] [--junit F] [--html F] [--badge F]
+		fmt.Fprintln(fs.Output(), `usage: e2e-conform merge SHARD.json... [--expected-failures F] [--json F] [--junit F] [--html F] [--badge F]
   combines the JSON reports of every shard of one run (e2e-conform --shard i/n --json F)
   into one verdict, as one unsharded run would give it; refuses a missing or repeated shard
-  and a shard of another suite, profile, selection, engine or manifest
-exit status: the merged run's (0 conformant, 1 non-conformant, 3 incomplete), 2 when the
+  and a shard of another suite, profile, selection, engine or manifest; judges by the
+  baseline the shards ran with (--expected-failures), or by --expected-failures F given here
+exit status: the merged run's (0 conformant, 1 non-conformant or a stale baseline entry, 3 incomplete), 2 when the
   reports cannot be read or merged`)
 		fs.PrintDefaults()
 	}
@@ -60,13 +63,21 @@ exit status: the merged run's (0 conformant, 1 non-conformant, 3 incomplete), 2 
 		}
 		reports = append(reports, r)
 	}
-	res, err := conformance.Merge(reports)
+	var baseline map[string]string // nil: the shards' own
+	if *expected != "" {
+		var err error
+		if baseline, err = conformance.ReadExpectedFailures(*expected); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform merge: --expected-failures: %v\n", err)
+			return conformance.ExitUsage
+		}
+	}
+	res, err := conformance.MergeWithBaseline(reports, baseline)
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
 		return conformance.ExitUsage
 	}
 	res.WriteSummary(stdout)
-	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath}); err != nil {
+	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline}); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
 		return conformance.ExitHarness
 	}

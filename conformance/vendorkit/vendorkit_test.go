@@ -18,8 +18,8 @@ import (
 
 func TestVendorKit(t *testing.T) {
 	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../../fixtures/example/cmd/example-engine").CombinedOutput(); err != nil {
-		t.Fatalf("building the example engine: %v\n%s", err, out)
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "../../fixtures/example/cmd/example-engine", "../../fixtures/saboteur/cmd/saboteur").CombinedOutput(); err != nil {
+		t.Fatalf("building the example engine and the saboteur: %v\n%s", err, out)
 	}
 	engine := filepath.Join(dir, "example-engine")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -47,8 +47,11 @@ func TestVendorKit(t *testing.T) {
 	}
 	results := conformance.RunTests(t,
 		conformance.Config{Name: "example engine over stdio", Spawn: []string{engine}},
-		conformance.Config{Name: "example engine over TCP, WIRE and LIFE only", Connect: addr, Only: []string{"WIRE", "LIFE"}, Skip: []string{"LIFE-016"}})
-	if len(results) != 2 {
+		conformance.Config{Name: "example engine over TCP, WIRE and LIFE only", Connect: addr, Only: []string{"WIRE", "LIFE"}, Skip: []string{"LIFE-016"}},
+		// A known bug, in the baseline: the test does not fail for it.
+		conformance.Config{Name: "an engine with a known bug", Spawn: []string{filepath.Join(dir, "saboteur"), "--fault", "reinitialize-accepted"},
+			Only: []string{"LIFE-004"}, ExpectedFailures: map[string]string{"LIFE-004": "a second initialize is accepted (bug 12)"}})
+	if len(results) != 3 {
 		t.Fatalf("%d results, want one per configuration", len(results))
 	}
 	for _, res := range results {
@@ -72,6 +75,11 @@ func TestVendorKit(t *testing.T) {
 	}
 	if !ran["WIRE-001"] || !ran["LIFE-001"] {
 		t.Errorf("the TCP configuration did not run its selection: %v", ran)
+	}
+	for _, rr := range results[2].Requirements {
+		if rr.ID == "LIFE-004" && (rr.Status != conformance.ExpectedFailure || rr.Baseline != "a second initialize is accepted (bug 12)") {
+			t.Errorf("the known bug's LIFE-004 is %s (baseline %q), want an expected failure", rr.Status, rr.Baseline)
+		}
 	}
 	if results[0].Counts[conformance.NotSelected] >= results[1].Counts[conformance.NotSelected] {
 		t.Errorf("the stdio configuration (everything) has %d not selected, the selective one %d", results[0].Counts[conformance.NotSelected], results[1].Counts[conformance.NotSelected])
