@@ -22,7 +22,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser python dist chaos
+.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser python xmllint dist chaos
 
 # Debian packages the reference web engine needs: Chromium, its headless
 # shell (what a headless engine launches when it is there) and
@@ -62,11 +62,19 @@ python:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3 >/dev/null; }
 	@python3 --version
 
+# xmllint: Debian's libxml2-utils, whose xmllint validates the JUnit report
+# against Jenkins' junit-10.xsd in `make test`
+# (TestJUnitValidatesAgainstJenkinsSchema); installed with apt when missing.
+xmllint:
+	@command -v xmllint >/dev/null 2>&1 || { echo "installing libxml2-utils with apt"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends libxml2-utils >/dev/null; }
+	@xmllint --version 2>&1 | head -1
+
 vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-unit: browser python
+unit: browser python xmllint
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 fuzz-smoke:
@@ -81,7 +89,7 @@ fuzz:
 
 # test: every test — vet and gofmt, unit and end-to-end tests with the race
 # detector, then each fuzz target briefly.
-test: browser python vet unit fuzz-smoke
+test: browser python xmllint vet unit fuzz-smoke
 
 # chaos: every hostile-peer case of internal/chaos, the slow ones included
 # (make test runs the fast subset).

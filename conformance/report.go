@@ -509,8 +509,13 @@ func (r *Result) WriteJSON(path string) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// WriteJUnit writes a JUnit XML report: one testcase per spec, the
-// requirement IDs as properties, skipped specs with their real reason.
+// WriteJUnit writes a JUnit XML report that validates against the common
+// JUnit schema (Jenkins' junit-10.xsd, conformance/testdata): one testcase
+// per spec, named by its sentence, its requirement IDs as the classname
+// (a testcase holds no <properties> there), skipped
+// specs with their real reason; the run's profile, verdict and engine are
+// the testsuite's properties, and specs the suite's own code broke are
+// <error>s (testsuite@errors is always written).
 func (r *Result) WriteJUnit(path string) error {
 	type property struct {
 		Name  string `xml:"name,attr"`
@@ -521,50 +526,63 @@ func (r *Result) WriteJUnit(path string) error {
 		Text    string `xml:",chardata"`
 	}
 	type testcase struct {
-		Name       string     `xml:"name,attr"`
-		Classname  string     `xml:"classname,attr"`
-		Time       float64    `xml:"time,attr"`
-		Properties []property `xml:"properties>property,omitempty"`
-		Failure    *message   `xml:"failure,omitempty"`
-		Skipped    *message   `xml:"skipped,omitempty"`
-		SystemOut  string     `xml:"system-out,omitempty"`
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Time      float64  `xml:"time,attr"`
+		Skipped   *message `xml:"skipped,omitempty"`
+		Error     *message `xml:"error,omitempty"`
+		Failure   *message `xml:"failure,omitempty"`
+		SystemOut string   `xml:"system-out,omitempty"`
 	}
 	type testsuite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Skipped  int        `xml:"skipped,attr"`
-		Cases    []testcase `xml:"testcase"`
+		XMLName    xml.Name   `xml:"testsuite"`
+		Name       string     `xml:"name,attr"`
+		Tests      int        `xml:"tests,attr"`
+		Failures   int        `xml:"failures,attr"`
+		Errors     int        `xml:"errors,attr"`
+		Skipped    int        `xml:"skipped,attr"`
+		Time       float64    `xml:"time,attr"`
+		Properties []property `xml:"properties>property,omitempty"`
+		Cases      []testcase `xml:"testcase"`
 	}
-	ts := testsuite{Name: "e2e-conform " + r.Engine}
+	ts := testsuite{Name: "e2e-conform " + r.Engine, Time: r.Duration.Seconds()}
+	for _, p := range []property{{"suiteVersion", r.SuiteVersion}, {"profile", r.Profile}, {"transport", r.Transport}, {"verdict", r.Verdict}} {
+		if p.Value != "" {
+			ts.Properties = append(ts.Properties, p)
+		}
+	}
 	for _, s := range r.Specs {
 		tc := testcase{Name: s.Text, Classname: strings.Join(s.Requirements, " "), Time: s.Duration.Seconds()}
-		for _, id := range s.Requirements {
-			tc.Properties = append(tc.Properties, property{Name: "requirement", Value: id})
-		}
+		out := ""
 		switch s.Status {
 		case Failed:
 			if why, ok := r.expectedOnly(s.Requirements); ok {
 				// The baseline expects it: skipped, so CI stays green and
 				// importers show it apart, the failure kept in system-out.
 				tc.Skipped = &message{Message: "expected failure: " + why}
-				tc.SystemOut = "expected failure (listed in the baseline): " + s.Message + "\n" + s.LastFrames
+				out += "expected failure (listed in the baseline): " + s.Message + "\n" + s.LastFrames
 				ts.Skipped++
 				break
 			}
 			if !checksMust(s.Requirements) {
 				// A SHOULD miss is a warning: CI must not turn red on it.
-				tc.Properties = append(tc.Properties, property{Name: "warning", Value: "SHOULD: " + firstLine(s.Message)})
-				tc.SystemOut = "warning (SHOULD, not a failure): " + s.Message + "\n" + s.LastFrames
+				out += "warning (SHOULD, not a failure): " + s.Message + "\n" + s.LastFrames
 				break
 			}
 			tc.Failure = &message{Message: firstLine(s.Message), Text: s.Message + "\n" + s.LastFrames}
 			ts.Failures++
 		case NotApplicable, NotVerified, NotSelected:
+			if s.SuiteError {
+				// The suite's own code broke: neither the engine's failure
+				// nor a skip.
+				tc.Error = &message{Message: "suite error: " + firstLine(s.Message), Text: s.Message}
+				ts.Errors++
+				break
+			}
 			tc.Skipped = &message{Message: string(s.Status) + ": " + s.Message}
 			ts.Skipped++
 		}
+		tc.SystemOut = out
 		ts.Tests++
 		ts.Cases = append(ts.Cases, tc)
 	}
