@@ -179,7 +179,7 @@ func waitListening(t *testing.T, addr string) {
 
 func TestZeroSpecSelectionIsIncomplete(t *testing.T) {
 	dir := bins(t)
-	code, res, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"), "--only", "NO-SUCH-LABEL")
+	code, res, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"), "--only", "/NO-SUCH-LABEL/") // an expression: a plain unknown name is a usage error (TestUnknownSelectionIsAUsageError)
 	if code != conformance.ExitIncomplete || res.Verdict != "incomplete" {
 		t.Fatalf("exit %d, verdict %q\n%s", code, res.Verdict, out)
 	}

@@ -20,8 +20,8 @@ func TestEveryMustIsCovered(t *testing.T) {
 	}
 	var list struct {
 		Requirements []struct {
-			ID    string   `json:"ID"`
-			Level string   `json:"Level"`
+			ID    string   `json:"id"`
+			Level string   `json:"level"`
 			Specs []string `json:"specs"`
 		} `json:"requirements"`
 	}

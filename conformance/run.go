@@ -31,6 +31,9 @@ func (c Config) validate() error {
 	if err := c.Shard.validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
+	if err := checkSelection(c); err != nil {
+		return err
+	}
 	if f := labelFilter(c); f != "" {
 		if _, err := types.ParseLabelFilter(f); err != nil {
 			return fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", ErrUsage, c.Only, c.Skip, err)
@@ -331,6 +334,9 @@ type Listing struct {
 // List returns the suite's specs without running them (a ginkgo dry run).
 // Like Run, it can be called once per process.
 func List(cfg Config) ([]Listing, error) {
+	if err := checkSelection(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Spawn == nil && cfg.Connect == "" {
 		cfg.Connect = "127.0.0.1:0" // nothing is contacted in a dry run
 	}

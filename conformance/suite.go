@@ -346,7 +346,7 @@ func labelFilter(cfg Config) string {
 }
 
 func quoteLabels(ls []string) []string {
-	out := append([]string(nil), ls...)
+	out := selectionLabels(ls)
 	sort.Strings(out)
 	return out
 }

@@ -80,3 +80,34 @@ func TestOnlyARequirementSelectsItsSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestListHonoursTheSelectionAndUsesTheReportKeys: --list --only SIG
+// --json lists the SIG requirements only, under the JSON report's keys
+// (id, area, level); --only SIGG, listed or run, is exit 2 naming SIG.
+func TestListHonoursTheSelectionAndUsesTheReportKeys(t *testing.T) {
+	out, err := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--list", "--only", "SIG", "--json").Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var list struct {
+		Requirements []map[string]any `json:"requirements"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil || len(list.Requirements) == 0 {
+		t.Fatalf("--list --only SIG --json: %v, %d requirements", err, len(list.Requirements))
+	}
+	for _, r := range list.Requirements {
+		if r["area"] != "SIG" || !strings.HasPrefix(r["id"].(string), "SIG-") || r["level"] == nil {
+			t.Errorf("--list --only SIG --json lists %v; want SIG requirements under id, area, level", r)
+		}
+	}
+	for _, args := range [][]string{
+		{"--list", "--only", "SIGG"},
+		{"--spawn", filepath.Join(bins(t), "saboteur"), "--skip", "SIGG"},
+	} {
+		cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "unknown requirement, area or label SIGG; did you mean SIG?") {
+			t.Errorf("%q: exit %d, %s; want 2 naming SIGG and SIG", args, code, out)
+		}
+	}
+}

@@ -48,7 +48,6 @@ import (
 	"github.com/mattn/go-shellwords"
 
 	"github.com/e2e-conform/toolkit/conformance"
-	"github.com/e2e-conform/toolkit/conformance/catalog"
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/internal/procs"
 )
@@ -111,8 +110,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&env, "env", "`K=V` in the engine's environment (repeatable)")
 	fs.StringVar(&cfg.AppURL, "app-url", "", "base `URL` of the app, for profiles that need one")
 	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileCore, "`core` (no fixture screens) or full")
-	fs.Var(&only, "only", "run only specs with these requirement IDs, areas or labels (comma separated, repeatable)")
-	fs.Var(&skip, "skip", "skip specs with these requirement IDs, areas or labels")
+	fs.Var(&only, "only", "run only specs with these requirement IDs, areas, labels or spec sections (§7.5) (comma separated, repeatable; an unknown name is a usage error)")
+	fs.Var(&skip, "skip", "skip specs with these requirement IDs, areas, labels or spec sections")
 	junit := fs.String("junit", "", "write a JUnit XML report to `path`")
 	jsonPath := fs.String("json", "", "write the JSON report to `path` (with --list: print the list as JSON)")
 	htmlPath := fs.String("html", "", "write the HTML report (one self-contained file) to `path`")
@@ -368,7 +367,15 @@ func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
 	specs, err := conformance.List(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		if errors.Is(err, conformance.ErrUsage) {
+			return conformance.ExitUsage
+		}
 		return conformance.ExitHarness
+	}
+	reqs, err := conformance.SelectedRequirements(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		return conformance.ExitUsage
 	}
 	bySpec := map[string][]string{}
 	for _, s := range specs {
@@ -381,13 +388,21 @@ func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if asJSON {
+		// The JSON report's keys (RequirementResult), lower-case.
 		type req struct {
-			catalog.Requirement
-			Specs []string `json:"specs"`
+			ID          string   `json:"id"`
+			Area        string   `json:"area"`
+			Level       string   `json:"level"`
+			Statement   string   `json:"statement"`
+			Section     string   `json:"section,omitempty"`
+			AppliesWhen string   `json:"appliesWhen,omitempty"`
+			Fixture     bool     `json:"fixture,omitempty"`
+			Specs       []string `json:"specs"`
 		}
-		var out []req
-		for _, r := range catalog.All() {
-			out = append(out, req{r, bySpec[r.ID]})
+		out := []req{}
+		for _, r := range reqs {
+			out = append(out, req{ID: r.ID, Area: r.Area, Level: string(r.Level), Statement: r.Statement, Section: r.Section,
+				AppliesWhen: r.AppliesWhen, Fixture: r.Fixture, Specs: bySpec[r.ID]})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -396,7 +411,7 @@ func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	for _, r := range catalog.All() {
+	for _, r := range reqs {
 		fmt.Fprintf(stdout, "%s %-6s %s\n", r.ID, r.Level, r.Statement)
 		for _, s := range bySpec[r.ID] {
 			fmt.Fprintf(stdout, "    spec: %s\n", s)
