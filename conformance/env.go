@@ -385,7 +385,13 @@ func (e *runEnv) discover(ctx context.Context) (wire.Manifest, error) {
 		return m, &initIDError{got: f.ID(), content: e.Redact(clip(string(f.Content)))}
 	}
 	if err != nil {
-		return m, fmt.Errorf("initialize: %w; %s", err, r.Conn().Diagnostics())
+		diag := r.Conn().Diagnostics() // waits for the exit status after EOF
+		if r.exitedSilent(ctx) {
+			// Nothing of the engine was seen: a misspelt script, a
+			// missing module. The run failed, not the engine (exit 4).
+			return m, fmt.Errorf("%w: the engine exited before answering its first initialize, having written nothing on stdout: %s", errEngineUnreachable, diag)
+		}
+		return m, fmt.Errorf("initialize: %w; %s", err, diag)
 	}
 	if eo := f.Error(); eo != nil {
 		return m, fmt.Errorf("initialize failed: %d %s", eo.Code, eo.Message)

@@ -109,6 +109,8 @@ type rawConn struct {
 	lostAt string
 	// closing is set once the suite closes the connection.
 	closing atomic.Bool
+	// received counts the frames read (exitedSilent).
+	received atomic.Int64
 }
 
 func (e *runEnv) newRaw(tc transport.Conn, conn *connInfo) *rawConn {
@@ -148,6 +150,7 @@ func (r *rawConn) read() {
 			}
 			return
 		}
+		r.received.Add(1)
 		r.env.recordFrame(r.conn, rpc.Received, f.Content)
 		r.env.checkServerMessage(f, msgCtx{conn: r.conn, where: describeMessage(f, r.answers(f))})
 		r.checkID(f)
