@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
@@ -42,9 +44,17 @@ type Provenance struct {
 	// EngineBinary is the file the spawn command starts, resolved like
 	// the transport resolves it, and EngineSHA256 its digest ("" when it
 	// could not be read). For an interpreter (node engine.js) it is the
-	// interpreter's.
+	// interpreter's, and EngineScript names the script.
 	EngineBinary string `json:"engineBinary,omitempty"`
 	EngineSHA256 string `json:"engineSha256,omitempty"`
+	// EngineScript is, when the spawn command's program is an interpreter
+	// (python3, node, ruby, sh, perl…: interpreters) and its first
+	// argument that is no option names a regular file (python3 -u
+	// engine.py), that file's absolute path, and EngineScriptSHA256 its
+	// digest: what the vendor wrote, where EngineSHA256 is the
+	// interpreter's.
+	EngineScript       string `json:"engineScript,omitempty"`
+	EngineScriptSHA256 string `json:"engineScriptSha256,omitempty"`
 	// Host is the suite's GOOS/GOARCH; StartedAt when the run began.
 	Host      string    `json:"host"`
 	StartedAt time.Time `json:"startedAt"`
@@ -68,8 +78,56 @@ func provenance(cfg Config, start time.Time) *Provenance {
 			p.EngineBinary = path
 			p.EngineSHA256 = fileSHA256(path)
 		}
+		if script := interpretedScript(cfg.Spawn); script != "" {
+			p.EngineScript, p.EngineScriptSHA256 = script, fileSHA256(script)
+		}
 	}
 	return p
+}
+
+// interpreters are the programs whose first argument that is no option is
+// the program they run, by base name (a version suffix such as python3.11
+// or perl5.36 is ignored: interpreterName).
+func interpreters() []string {
+	return []string{"python", "python3", "python2", "pypy", "pypy3", "node", "nodejs", "ruby", "perl", "php",
+		"sh", "bash", "dash", "zsh", "ksh", "lua", "Rscript", "tclsh"}
+}
+
+// interpreterName is the base name of program without a version suffix
+// ("/usr/bin/python3.11" → "python3").
+func interpreterName(program string) string {
+	name := filepath.Base(program)
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// interpretedScript returns the absolute path of the script an interpreter
+// command runs (python3 -u engine.py → engine.py), "" when the program is
+// no interpreter or its first argument that is no option is no regular
+// file (python3 -m engine, sh -c '…').
+func interpretedScript(command []string) string {
+	if len(command) < 2 || !slices.Contains(interpreters(), interpreterName(command[0])) {
+		return ""
+	}
+	for _, a := range command[1:] {
+		if strings.HasPrefix(a, "-") {
+			if a == "-c" || a == "-e" || a == "-m" || a == "--eval" {
+				return "" // code or a module, not a file
+			}
+			continue
+		}
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return ""
+		}
+		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
+			return ""
+		}
+		return abs
+	}
+	return ""
 }
 
 // fileSHA256 is the hex SHA-256 of the regular file at path, "" when it
