@@ -339,13 +339,14 @@ examples:
   e2e-conform --connect 127.0.0.1:7000 --repeat 5 --repeat-parallel 2
   e2e-conform --spawn ./my-engine --write-baseline baseline.txt      (then, in CI:)
   e2e-conform --spawn ./my-engine --expected-failures baseline.txt`)
+	writeHelpTopics(w)
 	fmt.Fprintln(w, `exit status:
   0 conformant
   1 non-conformant (a MUST requirement failed, not listed in --expected-failures), or a stale
     baseline (a requirement --expected-failures lists passed: remove its line)
   2 usage error
   3 incomplete (a required check could not run, or nothing was selected)
-  4 harness error
+  4 harness error (also: the engine could not be started, or exited before answering its first initialize)
   5 unstable (--repeat: a requirement's verdict varied between the runs, and no run was non-conformant)`)
 }
 
