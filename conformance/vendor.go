@@ -1,11 +1,14 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
@@ -27,12 +30,20 @@ import (
 // ExpectedFailures lists: they are logged), for every ExpectedFailures
 // entry that passed (a stale baseline entry), and when an engine cannot
 // be started or reached; a SHOULD miss and an incomplete run are logged,
-// and fail the test only with Config.Strict. Ginkgo's own output has no
-// colours unless stdout is a terminal. Like every ginkgo suite, it runs
-// once per test binary. (It is the equivalent of ginkgo's RunSpecs, named
-// apart from it.)
+// and fail the test only with Config.Strict. The test's output names the
+// failing requirements only; ginkgo's per-spec stream is printed with
+// `go test -v` (without colours unless stdout is a terminal).
+//
+// Like every ginkgo suite, it runs once per test binary: a second call
+// fails its test with an error that says so (pass every configuration to
+// one call) and returns nil. (It is the equivalent of ginkgo's RunSpecs,
+// named apart from it.)
 func RunTests(t *testing.T, cfgs ...Config) []*Result {
 	t.Helper()
+	if !runTestsOnce.CompareAndSwap(false, true) {
+		t.Fatalf("%v", errRunTestsTwice)
+		return nil
+	}
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	names := map[string]bool{}
 	var suites []*suite
@@ -56,7 +67,18 @@ func RunTests(t *testing.T, cfgs ...Config) []*Result {
 	rc.NoColor = rc.NoColor || !isTerminal(os.Stdout)
 	// ginkgo's own verdict (any failed spec, SHOULD ones included) is not
 	// the suite's: the results below decide what fails the test.
-	ginkgo.RunSpecs(&failRecorder{}, "e2e-conform", sc, rc)
+	if testing.Verbose() {
+		ginkgo.RunSpecs(&failRecorder{}, "e2e-conform", sc, rc)
+	} else {
+		// ginkgo's stream (every spec, its failures at length) goes
+		// to a buffer: judge names each failing requirement.
+		func() {
+			stdout := formatter.ColorableStdOut
+			defer func() { formatter.ColorableStdOut = stdout }()
+			formatter.ColorableStdOut = &bytes.Buffer{}
+			ginkgo.RunSpecs(&failRecorder{}, "e2e-conform", sc, rc)
+		}()
+	}
 	var out []*Result
 	for _, s := range suites {
 		res := s.result(report, sc.LabelFilter)
@@ -66,6 +88,16 @@ func RunTests(t *testing.T, cfgs ...Config) []*Result {
 	}
 	return out
 }
+
+// runTestsOnce records that RunTests ran in this process. It is
+// process-wide state because ginkgo's "the suite ran" is: a second
+// ginkgo.RunSpecs would exit the test binary with ginkgo's own message.
+var runTestsOnce atomic.Bool
+
+// errRunTestsTwice is a second RunTests call's error.
+var errRunTestsTwice = fmt.Errorf("conformance: RunTests was already called in this test binary, and the suite " +
+	"(a ginkgo suite) runs once per binary: to check several configurations, pass them all to one call, " +
+	"conformance.RunTests(t, cfgA, cfgB, ...), which returns one Result each; or put the other call in another package's tests")
 
 // judgeT is what judge needs of a *testing.T.
 type judgeT interface {
