@@ -100,7 +100,7 @@ chaos:
 # the selection-invariance column: each fault's full run, then --only each
 # requirement it failed and its area, and each requirement the healthy
 # saboteur passes alone (two runs at a time; the bulk of the time).
-KILL_PARALLEL ?= 3
+KILL_PARALLEL ?= 6
 kill-matrix:
 	$(GO) test -v -count=1 -timeout 180m -run TestKillMatrix ./conformance/ -args -update-kill-matrix -invariance-parallel=$(KILL_PARALLEL)
 

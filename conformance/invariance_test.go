@@ -28,7 +28,7 @@ import (
 var (
 	killOnly       = flag.Bool("kill-only", false, "with TestKillMatrix: also check selection invariance (--only) of every fault run (implied by -update-kill-matrix)")
 	invarianceArg  = flag.String("invariance-faults", "", "TestSelectionInvariance: comma-separated fault names to check instead of the sample")
-	invarianceRuns = flag.Int("invariance-parallel", 2, "suite runs at a time in the --only invariance check (make kill-matrix sets KILL_PARALLEL)")
+	invarianceRuns = flag.Int("invariance-parallel", 2, "suite runs at a time in the kill matrix and its --only invariance check (make kill-matrix sets KILL_PARALLEL; the runs mostly wait, so more than the cores pays)")
 )
 
 // invarianceSample is TestSelectionInvariance's faults, each once a

@@ -70,7 +70,7 @@ func TestKillMatrix(t *testing.T) {
 		}
 		faults = sel
 	}
-	sem := make(chan struct{}, 2)
+	sem := make(chan struct{}, max(1, *invarianceRuns))
 	var wg sync.WaitGroup
 	for _, f := range faults {
 		f := f
