@@ -118,6 +118,10 @@ func (s *suite) result(report types.Report, filter string) Result {
 		// (--connect refused): nothing of the engine was seen, so it is
 		// the run that failed, not the engine (exit 4).
 		res.Verdict, res.ExitCode, res.Reason = "harness error", ExitHarness, s.discovery.Error()
+	case s.discovery != nil && why != "":
+		// The cut came while the suite was reaching the engine (a signal
+		// during the init probe): the probe's failure is the cut's doing,
+		// not a finding about the engine; the run is incomplete.
 	case s.discovery != nil:
 		res.markUnreachable(s.discovery, s.env)
 	}

@@ -46,18 +46,9 @@ func TestInterruptedRunIsIncomplete(t *testing.T) {
 			cmd.Env = append(os.Environ(), env...)
 			out, exited := startCmd(t, cmd)
 			if c.signal != 0 {
-				if !waitFor(30*time.Second, func() bool { return len(marked(marker)) > 0 }) {
-					t.Fatalf("the run started no engine\n%s", out.String())
-				}
-				if err := cmd.Process.Signal(c.signal); err != nil {
-					t.Fatal(err)
-				}
+				signalWhen(t, cmd, c.signal, 30*time.Second, func() bool { return len(marked(marker)) > 0 }, "the run started no engine", out)
 			}
-			select {
-			case <-exited:
-			case <-time.After(killGrace + 60*time.Second):
-				t.Fatalf("e2e-conform did not exit\n%s", out.String())
-			}
+			awaitExit(t, exited, out)
 			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitIncomplete {
 				t.Errorf("exit %d, want %d (incomplete)\n%s", code, conformance.ExitIncomplete, out.String())
 			}
@@ -114,28 +105,12 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 			engine := filepath.Join(bins(t), "saboteur") + " --fault manifest-by-role --fault prepare-never-answered"
 			args := append([]string{"--spawn", engine, "--only", "LIFE-001,LIFE-017", "--timeout", "10m", "--json", report}, c.args...)
 			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
-			out := &syncBuffer{}
-			cmd.Stdout, cmd.Stderr = out, out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { cmd.Wait(); close(exited) }()
-			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+			out, exited := startCmd(t, cmd)
 			if c.signal != 0 {
 				// LIFE-001's spec ends before LIFE-017's, which hangs.
-				if !waitFor(60*time.Second, func() bool { return strings.Contains(out.String(), "[FAILED]") }) {
-					t.Fatalf("LIFE-001's spec did not fail\n%s", out.String())
-				}
-				if err := cmd.Process.Signal(c.signal); err != nil {
-					t.Fatal(err)
-				}
+				signalWhen(t, cmd, c.signal, 60*time.Second, func() bool { return strings.Contains(out.String(), "[FAILED]") }, "LIFE-001's spec did not fail", out)
 			}
-			select {
-			case <-exited:
-			case <-time.After(killGrace + 60*time.Second):
-				t.Fatalf("e2e-conform did not exit\n%s", out.String())
-			}
+			awaitExit(t, exited, out)
 			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitNonConformant {
 				t.Errorf("exit %d, want %d (non-conformant)\n%s", code, conformance.ExitNonConformant, out.String())
 			}
@@ -155,6 +130,29 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// signalWhen sends sig to cmd once ready holds, failing the test with
+// what (and the output so far) when it does not within d.
+func signalWhen(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, d time.Duration, ready func() bool, what string, out *syncBuffer) {
+	t.Helper()
+	if !waitFor(d, ready) {
+		t.Fatalf("%s\n%s", what, out.String())
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// awaitExit waits for e2e-conform to exit after a signal or its run
+// timeout (its kill grace and a minute of margin).
+func awaitExit(t *testing.T, exited <-chan struct{}, out *syncBuffer) {
+	t.Helper()
+	select {
+	case <-exited:
+	case <-time.After(killGrace + 60*time.Second):
+		t.Fatalf("e2e-conform did not exit\n%s", out.String())
 	}
 }
 

@@ -343,10 +343,10 @@ func TestRepeatInterruptedStopsItsChildren(t *testing.T) {
 
 // startCmd starts cmd with its output in the returned buffer and a channel
 // closed when it has exited; the test's cleanup kills and reaps it.
-func startCmd(t *testing.T, cmd *exec.Cmd) (*bytes.Buffer, chan struct{}) {
+func startCmd(t *testing.T, cmd *exec.Cmd) (*syncBuffer, chan struct{}) {
 	t.Helper()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -356,5 +356,5 @@ func startCmd(t *testing.T, cmd *exec.Cmd) (*bytes.Buffer, chan struct{}) {
 		cmd.Process.Kill()
 		<-exited
 	})
-	return &out, exited
+	return out, exited
 }
