@@ -22,6 +22,11 @@ import (
 // engine that "completes despite the abort answers with its result" (§7.5),
 // so only aborted opens answered with an error are watched.
 
+// landingMargin is how long past the slow page's arrival (SlowDelay after
+// the open was written) the watch for its late landing goes on, beyond
+// actQuietWait.
+const landingMargin = time.Second
+
 // slowLanding watches one session for the slow page landing after its
 // aborted opens were answered with errors.
 type slowLanding struct {
@@ -85,7 +90,11 @@ func (l *slowLanding) check(ctx context.Context) {
 		return
 	}
 	var other, early, seen bool // a location other than the slow page's was seen; the page was seen within abortBound; an observation answered
-	watchQuietly(ctx, arrives, func() {
+	// The page arrives SlowDelay after the engine began the open, which
+	// a loaded machine may start late: the watch runs landingMargin past
+	// the suite's own SlowDelay (a fault landing 5 s after its engine began
+	// escaped a 300 ms window under load in CI).
+	watchQuietly(ctx, arrives.Add(landingMargin), func() {
 		snap, ok := l.observe(ctx, "after the aborted session/open of the slow page was answered")
 		if !ok || early {
 			return

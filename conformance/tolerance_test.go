@@ -158,7 +158,7 @@ var allowedBehaviours = map[string]allowedBehaviour{
 	// error and with an e2e error (§4.18 obliges no engine to open a URL
 	// outside its app). The whole run, no selection: a step that needs a
 	// URL opened turns a refusal into not verified, never failed.
-	"foreign-urls-refused": {profile: "full", moreProfiles: []string{"core"}, fixturesNotVerified: true,
+	"foreign-urls-refused": {profile: "full", fixturesNotVerified: true,
 		want: map[string][]conformance.Status{"SESS-001": notVerified, "SESS-002": passed}},
 	"foreign-urls-refused-e2e": {profile: "core", moreProfiles: []string{"full"},
 		want: map[string][]conformance.Status{"SESS-002": passed, "SIG-001": {conformance.Passed, conformance.NotVerified}}},
