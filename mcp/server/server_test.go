@@ -234,14 +234,14 @@ func TestScriptedSession(t *testing.T) {
 	mustMatch(t, text, `^Session \S+ open on target "web" \(platform web, engine saboteur 1\.0\.0\), headless; config .*e2e\.config\.json\.`)
 	mustContain(t, text, "App: "+e.app+"/counter.", `Credentials: "admin" (username "admin"`, `Secrets: "apiKey"`,
 		`Pass session "`+id+`"`, "Tools (run one with call {tool, args}; tools {tool} shows a tool's arguments):",
-		`Node ids ("n42") are valid only for the newest observation`, "Current screen (revision b1, path /counter, 14 nodes):")
+		`Node ids ("n42") are valid only for the newest observation`, "Current screen (revision b1, path /counter, 16 nodes):")
 	mustContain(t, text, "- tap {target}: Tap or click one node: the gesture for a button, link, menu item, tab, checkbox, row, or field.")
 
 	obs, isErr, _ := e.call("call", map[string]any{"tool": "observe"})
 	if isErr {
 		t.Fatal(obs)
 	}
-	mustMatch(t, obs, `^Current screen \(revision b2, path /counter, 14 nodes\):`)
+	mustMatch(t, obs, `^Current screen \(revision b2, path /counter, 16 nodes\):`)
 	tap := nodeID(t, obs, `button "Tap"`)
 
 	res, isErr, _ := e.call("call", map[string]any{"tool": "tap", "args": map[string]any{"target": tap}, "session": id})
@@ -254,7 +254,7 @@ func TestScriptedSession(t *testing.T) {
 	loc, _, _ := e.call("call", map[string]any{"tool": "locate", "args": map[string]any{"role": "button", "name": "Tap"}})
 	mustContain(t, loc, "1 node matches", `Use: screen.getByRole("button", "Tap")`)
 	loc, _, _ = e.call("call", map[string]any{"tool": "locate", "args": map[string]any{"role": "button"}})
-	mustContain(t, loc, "3 nodes match", "LOCATOR_AMBIGUOUS")
+	mustContain(t, loc, "4 nodes match", "LOCATOR_AMBIGUOUS")
 	loc, _, _ = e.call("call", map[string]any{"tool": "locate", "args": map[string]any{"role": "button", "name": "ta", "exact": false}})
 	mustContain(t, loc, `screen.getByRole("button", "ta", { exact: false })`)
 	loc, _, _ = e.call("call", map[string]any{"tool": "locate", "args": map[string]any{"text": "nothing here"}})
