@@ -27,6 +27,7 @@ import (
 
 var (
 	killOnly       = flag.Bool("kill-only", false, "with TestKillMatrix: also check selection invariance (--only) of every fault run (implied by -update-kill-matrix)")
+	killNoOnly     = flag.Bool("kill-no-only", false, "with -update-kill-matrix: skip the --only pass (its column then reads \"not run\"), for a quick rewrite of the matrix")
 	invarianceArg  = flag.String("invariance-faults", "", "TestSelectionInvariance: comma-separated fault names to check instead of the sample")
 	invarianceRuns = flag.Int("invariance-parallel", 2, "suite runs at a time in the kill matrix and its --only invariance check (make kill-matrix sets KILL_PARALLEL; the runs mostly wait, so more than the cores pays)")
 )
@@ -259,6 +260,9 @@ func checkOnlyInvariance(t *testing.T, sab string, faults []saboteur.Fault, heal
 // faults whose full run fails id that fail it under `--only` id too, then
 // those that do not.
 func onlyColumn(id string, verdicts map[string]onlyVerdict) string {
+	if verdicts == nil {
+		return "not run"
+	}
 	var kills, escapes []string
 	for name, v := range verdicts {
 		if !slices.Contains(v.full, id) {
