@@ -23,9 +23,15 @@ const kioskEngine = "../../shared/engines/py-kiosk/engine.py"
 // kioskKnownDefects lists, in one place, the requirements the kiosk fails
 // because the kiosk is wrong, each with the sentence of the spec it
 // breaks. The kiosk is not ours to change; an entry here is reported
-// (t.Log) on every run, and a listed requirement that no longer fails is
-// an error (the entry is stale). Empty: no defect of the kiosk is known.
-var kioskKnownDefects = map[string]string{}
+// (t.Log) on every run; a listed requirement may fail (the run is then
+// non-conformant for it alone) or pass (a racy defect need not show).
+var kioskKnownDefects = map[string]string{
+	// Seen in 1 of about 14 full runs (CI of 2026-12-04): the kiosk's
+	// unlock_admin checks that the attempt is open, releases its lock, then
+	// writes attempt/resolveSecret; an endAttempt answered in between makes
+	// the request arrive after the endAttempt response.
+	"S2C-001": "§6.6: attempt/resolveSecret is \"Allowed from the receipt of startAttempt to the endAttempt response\"; the kiosk can write it after its endAttempt response (a race in unlock_admin)",
+}
 
 // python3 returns the path of python3, failing the test when it is
 // missing: `make test` installs it (the Makefile's python target).
@@ -119,15 +125,18 @@ func TestIndependentKioskEngine(t *testing.T) {
 				t.Errorf("the suite fails the kiosk on %d requirement(s); find the sentence of the spec that forbids what it did, or fix the suite:\n%s", len(failed), strings.Join(failed, "\n"))
 			}
 			st := statuses(res)
+			known := false // a known defect showed: exit 1 is its doing
 			for id := range kioskKnownDefects {
-				if st[id] != conformance.Failed && st[id] != conformance.NotVerified {
-					t.Errorf("%s is listed as a known defect of the kiosk but is %s: remove the stale entry", id, st[id])
+				if st[id] == conformance.Failed {
+					known = true
+					t.Logf("the known defect of the kiosk showed: %s failed", id)
 				}
 			}
 			switch {
 			case len(res.Requirements) == 0:
 				t.Fatalf("exit %d and no report\n%s", code, tail(out))
-			case run.profile == "core" && code != conformance.ExitConformant && len(kioskKnownDefects) == 0:
+			case code == conformance.ExitNonConformant && known && len(failed) == 0:
+			case run.profile == "core" && code != conformance.ExitConformant:
 				t.Errorf("core: exit %d (%s), want conformant (0)\n%s", code, res.Reason, tail(out))
 			case run.profile == "full" && code != conformance.ExitConformant && code != conformance.ExitIncomplete:
 				t.Errorf("full: exit %d (%s), want 0 or 3, never non-conformant\n%s", code, res.Reason, tail(out))
