@@ -79,7 +79,7 @@ func (r runner) run(f *saboteur.Fault, extra ...string) (int, conformance.Result
 	if f == nil {
 		return conform(r.t, append([]string{"--spawn", r.sab}, extra...)...)
 	}
-	if f.Layer == saboteur.LayerProcess && strings.HasPrefix(f.Requirements[0], "TRN-00") && f.Requirements[0] >= "TRN-003" {
+	if runsOverSocket(*f) {
 		l := listen(r.t, r.sab, "--fault", f.Name)
 		defer l.close()
 		return conform(r.t, append([]string{"--connect", l.addr}, extra...)...)
@@ -88,10 +88,16 @@ func (r runner) run(f *saboteur.Fault, extra ...string) (int, conformance.Result
 }
 
 // failedIn lists the requirements res failed, sorted.
-func failedIn(res conformance.Result) []string {
+func failedIn(res conformance.Result) []string { return withStatus(res, conformance.Failed) }
+
+// passedIn lists the requirements res passed, sorted.
+func passedIn(res conformance.Result) []string { return withStatus(res, conformance.Passed) }
+
+// withStatus lists the requirements res gives status st, sorted.
+func withStatus(res conformance.Result, st conformance.Status) []string {
 	var out []string
 	for _, req := range res.Requirements {
-		if req.Status == conformance.Failed {
+		if req.Status == st {
 			out = append(out, req.ID)
 		}
 	}
@@ -99,14 +105,10 @@ func failedIn(res conformance.Result) []string {
 	return out
 }
 
-// statusIn is the status res gives id ("" when it holds no such row).
-func statusIn(res conformance.Result, id string) conformance.Status {
-	for _, req := range res.Requirements {
-		if req.ID == id {
-			return req.Status
-		}
-	}
-	return ""
+// runsOverSocket reports whether the kill matrix runs fault f over --connect:
+// the process faults of TRN-003 and later show only on a socket server.
+func runsOverSocket(f saboteur.Fault) bool {
+	return f.Layer == saboteur.LayerProcess && strings.HasPrefix(f.Requirements[0], "TRN-00") && f.Requirements[0] >= "TRN-003"
 }
 
 // areaOf is the catalog area of requirement id ("ERR" for ERR-002).
@@ -159,7 +161,7 @@ func (r runner) checkFault(f saboteur.Fault) onlyVerdict {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, id := range want[sel] {
-				st := statusIn(res, id)
+				st := statuses(res)[id]
 				if st == conformance.Failed {
 					if sel == id {
 						v.killed[id] = true
@@ -188,7 +190,7 @@ func (r runner) checkHealthy(ids []string) []string {
 		go func() {
 			defer wg.Done()
 			_, res, _ := r.run(nil, "--only", id)
-			if st := statusIn(res, id); st != conformance.Passed && st != conformance.NotVerified {
+			if st := statuses(res)[id]; st != conformance.Passed && st != conformance.NotVerified {
 				mu.Lock()
 				out = append(out, fmt.Sprintf("%s: the healthy saboteur's full run passes it, --only %s reports it %s", id, id, orNone(string(st))))
 				mu.Unlock()
@@ -206,18 +208,6 @@ func orNone(s string) string {
 		return "(no row)"
 	}
 	return s
-}
-
-// passedIn lists the requirements res passed, sorted.
-func passedIn(res conformance.Result) []string {
-	var out []string
-	for _, req := range res.Requirements {
-		if req.Status == conformance.Passed {
-			out = append(out, req.ID)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // checkOnlyInvariance checks every fault of faults and, when healthyIDs is

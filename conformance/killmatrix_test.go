@@ -93,7 +93,7 @@ func TestKillMatrix(t *testing.T) {
 			var code int
 			var res conformance.Result
 			var out string
-			if f.Layer == saboteur.LayerProcess && strings.HasPrefix(f.Requirements[0], "TRN-00") && f.Requirements[0] >= "TRN-003" {
+			if runsOverSocket(f) {
 				l := listen(t, sab, "--fault", f.Name)
 				code, res, out = conform(t, append([]string{"--connect", l.addr, "--profile", "full"}, only...)...)
 				l.close()
