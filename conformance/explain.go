@@ -147,7 +147,7 @@ var likelyCause = map[string]string{
 	"SIG-001":   "A request whose signal is already aborted is run anyway; aborted at send means answer with an error at once, doing nothing.",
 	"SIG-003":   "$/abort is not honored while session/open is in flight (signals not registered, or the navigation not cancellable).",
 	"SIG-005":   "An error answering an aborted request is marked retryable.",
-	"SIG-007":   "$/abort for an unknown id is answered, or breaks something; it is a notification and must be ignored.",
+	"SIG-007":   "$/abort is answered (it is a notification: never answer it, not even with an error), or its unknown id disturbs the requests in flight or later ones.",
 	"SIG-008":   "Signals are registered only after the request starts running, so a $/abort written right after it is missed (§1.5, §7.3).",
 	"SIG-009":   "The signal table keeps one request per signal id; aborting a shared id must reach every request carrying it.",
 	"SIG-010":   "A forgotten signal id is still remembered as aborted, so a new request reusing it fails or cannot be aborted.",
@@ -226,7 +226,7 @@ func explain(r *Result) {
 		if status != Failed && status != NotVerified {
 			continue
 		}
-		x := &Explanation{Requirement: req.Statement, Section: req.Section, LikelyCause: likelyCause[rr.ID]}
+		x := &Explanation{Requirement: req.Statement, Section: req.Section, LikelyCause: likelyCauseOf(rr.ID, rr.Reason)}
 		if rr.Status == NotVerified {
 			x.LikelyCause = "" // nothing failed: the check could not run
 		}
@@ -249,11 +249,10 @@ func explain(r *Result) {
 		}
 		if spec != nil {
 			x.Spec, x.Exchange = spec.Text, spec.LastFrames
-			sent, came := lastFrames(spec.LastFrames)
-			x.Sent = sent
 			if x.Came == "" {
-				x.Came = came
+				x.Came = lastReceived(spec.LastFrames)
 			}
+			x.Sent = requestUnderTest(spec.LastFrames, rr.Reason, x.Came)
 		}
 		if x.Came == "" && status == Failed {
 			x.Came = "nothing: no frame came from the server"
@@ -262,21 +261,14 @@ func explain(r *Result) {
 	}
 }
 
-// lastFrames returns the last frame the suite sent and the last frame the
-// server wrote in an exchange's text.
-func lastFrames(exchange string) (sent, came string) {
-	for _, l := range strings.Split(exchange, "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case strings.Contains(l, ") send "):
-			sent = l
-		case strings.Contains(l, ") recv "):
-			came = l
-		case strings.HasPrefix(l, "around the first"):
-			return sent, came
-		}
+// lastReceived is the last frame the server wrote in an exchange's own
+// part (before the frames around a run-wide violation).
+func lastReceived(exchange string) string {
+	frames := parseExchange(exchange)
+	if i := lastFrame(frames, len(frames), func(f exchangeFrame) bool { return !f.sent && !f.around }); i >= 0 {
+		return frames[i].line()
 	}
-	return sent, came
+	return ""
 }
 
 // unverifiedSkip reports whether a spec's skip message ends it not

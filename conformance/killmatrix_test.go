@@ -23,6 +23,7 @@ import (
 var (
 	updateMatrix = flag.Bool("update-kill-matrix", false, "rewrite docs/kill-matrix.md")
 	killFaults   = flag.String("kill-faults", "", "comma-separated fault names: run only these (no survivor check); for working on a few faults")
+	killExplain  = flag.String("kill-explanations", "", "write every fault's failed requirements with their likely cause, sent line and reason to this file (tab-separated), for auditing the explanations")
 )
 
 // TestKillMatrix is the proof that every spec can fail: the suite against
@@ -51,6 +52,7 @@ func TestKillMatrix(t *testing.T) {
 		}
 	}
 	killedBy := map[string][]string{} // spec -> faults
+	var explained []string             // -kill-explanations rows
 	var mu sync.Mutex
 	faults := saboteur.Faults()
 	if *killFaults != "" {
@@ -118,7 +120,15 @@ func TestKillMatrix(t *testing.T) {
 					t.Errorf("fault %s does not fail %s", f.Name, id)
 				}
 			}
+			for _, msg := range explanationFaults(f.Name, res) {
+				t.Errorf("fault %s: %s", f.Name, msg)
+			}
 			mu.Lock()
+			for _, r := range res.Requirements {
+				if r.Status == conformance.Failed && r.Explanation != nil {
+					explained = append(explained, explanationRow(f.Name, r.ID, r.Explanation.LikelyCause, r.Explanation.Sent, r.Reason))
+				}
+			}
 			for _, s := range res.Specs {
 				if s.Status == conformance.Failed {
 					killedBy[s.Text] = append(killedBy[s.Text], f.Name)
@@ -128,6 +138,12 @@ func TestKillMatrix(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if *killExplain != "" {
+		sort.Strings(explained)
+		if err := os.WriteFile(*killExplain, []byte(strings.Join(explained, "\n")+"\n"), 0o644); err != nil {
+			t.Errorf("-kill-explanations: %v", err)
+		}
+	}
 	var alive []string
 	for s := range passing {
 		if len(killedBy[s]) == 0 {
@@ -333,4 +349,62 @@ func TestKillKinds(t *testing.T) {
 	if got := collateralOnly(specReqs, killedBy); !slices.Equal(got, []string{"headers"}) {
 		t.Errorf("collateralOnly = %v, want [headers]", got)
 	}
+}
+
+// killCauses is, for the faults that fail a requirement in another way
+// than its usual one, the text the likely cause of that failure must hold
+// (conformance/explain_sent.go's refinements, checked on the faults they
+// were written from).
+var killCauses = map[string]struct{ requirement, cause string }{
+	"answer-abort":               {"SIG-007", "never answer it"},
+	"unknown-abort-remembered":   {"SIG-007", "remembers the ids"},
+	"abort-id-as-text":           {"SIG-007", "compared as text"},
+	"conflicting-content-length": {"WIRE-001", "Content-Length twice"},
+	"content-length-chars":       {"WIRE-001", "counts bytes of UTF-8"},
+	"stdout-banner":              {"TRN-001", "prints to stdout"},
+}
+
+// explanationFaults checks the explanations of a fault's run: the sent
+// line of every failed requirement is a request or notification the suite
+// wrote (never its answer to a server request), and the likely cause is
+// the one killCauses names for the fault.
+func explanationFaults(fault string, res conformance.Result) []string {
+	var faults []string
+	for _, r := range res.Requirements {
+		if r.Status != conformance.Failed || r.Explanation == nil {
+			continue
+		}
+		if s := r.Explanation.Sent; s != "" && (!strings.Contains(s, " send ") || conformance.IsAnswerLine(s)) {
+			faults = append(faults, fmt.Sprintf("%s: the explanation's sent line is no request the suite wrote: %.200s", r.ID, s))
+		}
+		if c, ok := killCauses[fault]; ok && c.requirement == r.ID && !strings.Contains(r.Explanation.LikelyCause, c.cause) {
+			faults = append(faults, fmt.Sprintf("%s: likely cause %q does not say %q", r.ID, r.Explanation.LikelyCause, c.cause))
+		}
+	}
+	return faults
+}
+
+// TestKillCausesNameTheirFaults: every killCauses entry is a fault of the
+// registry that names the requirement (so TestKillMatrix runs it and the
+// check cannot pass by never running).
+func TestKillCausesNameTheirFaults(t *testing.T) {
+	byName := map[string]saboteur.Fault{}
+	for _, f := range saboteur.Faults() {
+		byName[f.Name] = f
+	}
+	for name, c := range killCauses {
+		f, ok := byName[name]
+		if !ok || !slices.Contains(f.Requirements, c.requirement) {
+			t.Errorf("killCauses: %s is no fault of the registry naming %s", name, c.requirement)
+		}
+	}
+}
+
+// explanationRow is one tab-separated row of -kill-explanations.
+func explanationRow(cells ...string) string {
+	clean := strings.NewReplacer("\n", `\n`, "\t", " ")
+	for i := range cells {
+		cells[i] = clean.Replace(cells[i])
+	}
+	return strings.Join(cells, "\t")
 }

@@ -1,0 +1,234 @@
+package conformance
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// exchangeFrame is one labelled frame of a spec's exchange text (a raw
+// write of several frames spans several lines).
+type exchangeFrame struct {
+	label  string // "conn 3 (raw)"
+	sent   bool   // written by the suite
+	text   string // the frame as shown
+	around bool   // in the frames around a run-wide violation
+}
+
+// method is the frame's JSON-RPC method ("" for a response or a line
+// that is no message).
+func (f exchangeFrame) method() string {
+	if m := frameMethodRE.FindStringSubmatch(f.text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// id is the frame's JSON-RPC id as written ("" when it has none).
+func (f exchangeFrame) id() string {
+	if m := frameIDRE.FindStringSubmatch(f.text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// answer reports whether the frame is a JSON-RPC response (the suite's
+// answer to a server request, when sent): an object with an id and a
+// result or an error, and no method.
+func (f exchangeFrame) answer() bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(f.text), &m) != nil {
+		return false
+	}
+	_, id := m["id"]
+	_, method := m["method"]
+	_, result := m["result"]
+	_, failure := m["error"]
+	return id && !method && (result || failure)
+}
+
+// line is the frame as the exchange shows it.
+func (f exchangeFrame) line() string {
+	dir := "recv"
+	if f.sent {
+		dir = "send"
+	}
+	return f.label + " " + dir + " " + f.text
+}
+
+var (
+	frameStartRE  = regexp.MustCompile(`^(conn \d+ \([a-z]+\)) (send|recv) (.*)$`)
+	frameMethodRE = regexp.MustCompile(`"method":"([^"]*)"`)
+	frameIDRE     = regexp.MustCompile(`"id":(-?\d+|"(?:[^"\\]|\\.)*"|null)`)
+	// suiteRequestRE and serverRequestRE find the request a run-wide
+	// violation was recorded in ("in reading the frame after the suite's
+	// request initialize (id 0), conn 1 (raw)"; "in the request
+	// attempt/resolveSecret (id 1), conn 5 (raw)").
+	suiteRequestRE  = regexp.MustCompile(`the suite's request (\S+) \(id ([^)]+)\), (conn \d+ \([a-z]+\))`)
+	serverRequestRE = regexp.MustCompile(`in the request (\S+) \(id ([^)]+)\), (conn \d+ \([a-z]+\))`)
+	// namedMethodRE is the first protocol method a failure names.
+	namedMethodRE = regexp.MustCompile(`\$/abort|\b(?:engine|session|lifecycle|state|artifacts|keyboard|attempt)/[A-Za-z]+|\binitialize\b|\bshutdown\b`)
+)
+
+// parseExchange splits an exchange's text into its frames.
+func parseExchange(exchange string) []exchangeFrame {
+	var frames []exchangeFrame
+	around := false
+	for _, l := range strings.Split(exchange, "\n") {
+		t := strings.TrimLeft(l, " ")
+		if strings.HasPrefix(t, "around the first") {
+			around = true
+			continue
+		}
+		if m := frameStartRE.FindStringSubmatch(t); m != nil {
+			frames = append(frames, exchangeFrame{label: m[1], sent: m[2] == "send", text: m[3], around: around})
+			continue
+		}
+		if n := len(frames); n > 0 {
+			frames[n-1].text += "\n" + t // a raw write's next line
+		}
+	}
+	for i := range frames {
+		frames[i].text = strings.TrimRight(frames[i].text, "\n")
+	}
+	return frames
+}
+
+// requestUnderTest is the frame the suite sent that a failure is about,
+// found in its exchange from what the failure says (reason) and what came:
+// the request a run-wide violation names; the request a response that came
+// answers; the last message of the method the failure names; else the last
+// request or notification the suite wrote before the server's last frame.
+// Never the suite's own answer to a server request, nor the close sequence
+// when anything else was sent. "" when the exchange holds no such frame.
+func requestUnderTest(exchange, reason, came string) string {
+	frames := parseExchange(exchange)
+	if len(frames) == 0 {
+		return ""
+	}
+	if m := suiteRequestRE.FindStringSubmatch(reason); m != nil {
+		if i := lastFrame(frames, len(frames), func(f exchangeFrame) bool {
+			return f.sent && f.label == m[3] && f.method() == m[1] && f.id() == m[2]
+		}); i >= 0 {
+			return frames[i].line()
+		}
+	}
+	if m := serverRequestRE.FindStringSubmatch(reason); m != nil {
+		at := lastFrame(frames, len(frames), func(f exchangeFrame) bool {
+			return !f.sent && f.label == m[3] && f.method() == m[1] && f.id() == m[2]
+		})
+		if at >= 0 {
+			if i := lastFrame(frames, at, func(f exchangeFrame) bool { return f.sent && f.label == m[3] && f.method() != "" }); i >= 0 {
+				return frames[i].line()
+			}
+		}
+	}
+	if strings.HasPrefix(came, "conn ") {
+		at := lastFrame(frames, len(frames), func(f exchangeFrame) bool { return !f.sent && f.line() == came })
+		if at >= 0 && frames[at].method() == "" {
+			if id := frames[at].id(); id != "" && id != "null" {
+				label := frames[at].label
+				if i := lastFrame(frames, at, func(f exchangeFrame) bool {
+					return f.sent && f.label == label && f.id() == id && f.method() != ""
+				}); i >= 0 {
+					return frames[i].line()
+				}
+			}
+		}
+	}
+	if m := namedMethodRE.FindString(reason); m != "" {
+		if i := lastFrame(frames, len(frames), func(f exchangeFrame) bool { return f.sent && !f.around && f.method() == m }); i >= 0 {
+			return frames[i].line()
+		}
+	}
+	end := lastFrame(frames, len(frames), func(f exchangeFrame) bool { return !f.sent && !f.around })
+	if end < 0 {
+		end = len(frames)
+	}
+	for _, bound := range []int{end, len(frames)} {
+		for _, closing := range []bool{false, true} {
+			if i := lastFrame(frames, bound, func(f exchangeFrame) bool {
+				m := f.method()
+				return f.sent && !f.around && !f.answer() && (closing || (m != "shutdown" && m != "exit"))
+			}); i >= 0 {
+				return frames[i].line()
+			}
+		}
+	}
+	return ""
+}
+
+// lastFrame is the index of the last of frames[:before] that ok accepts,
+// -1 when none does.
+func lastFrame(frames []exchangeFrame, before int, ok func(exchangeFrame) bool) int {
+	for i := before - 1; i >= 0; i-- {
+		if ok(frames[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// causeRefinement is the likely cause of one way of failing requirements,
+// recognised by what the failure says: the row of likelyCause is the usual
+// cause, a refinement the cause of a failure that shows another.
+type causeRefinement struct {
+	ids   []string
+	shows func(reason string) bool
+	cause string
+}
+
+// causeRefinements are checked in order; the first that shows in a
+// failure gives its likely cause. Each was written from a saboteur fault
+// that fails its requirements that way (TestKillMatrix checks the pairs
+// in killCauses).
+var causeRefinements = []causeRefinement{
+	{
+		ids:   []string{"WIRE-001", "WIRE-003"},
+		shows: stdoutNoise,
+		cause: "Something other than the protocol writer prints to stdout (a log line, a banner, an echo of the app's console, a panic): the reader met a line that is no header field where a frame should start; over spawn stdout carries only framed messages, so log to stderr.",
+	},
+	{
+		ids:   []string{"WIRE-001"},
+		shows: func(reason string) bool { return strings.Contains(reason, "a second Content-Length field") },
+		cause: "The writer emits Content-Length twice (a framework's header plus one added by hand, or two writers sharing stdout); a header part carries each field once.",
+	},
+	{
+		ids:   []string{"SIG-007"},
+		shows: func(reason string) bool { return strings.Contains(reason, "signal id of an earlier $/abort") },
+		cause: "The server remembers the ids of every $/abort (a set of aborted ids filled before the request arrives) and aborts a later request that carries one; a $/abort whose id matches nothing in flight must be dropped and forgotten at once.",
+	},
+	{
+		ids:   []string{"SIG-007"},
+		shows: func(reason string) bool { return strings.Contains(reason, "$/abort for the string") },
+		cause: "Signal ids are compared as text (or as any JSON value that prints alike): a $/abort for the string \"5\" must not abort the request whose signal id is the integer 5; compare type and value.",
+	},
+}
+
+// protocolHeaderRE is the start of a header field the protocol writes
+// (§1.1: Content-Length and Content-Type); a line the reader broke at that
+// starts otherwise was printed by something else.
+var protocolHeaderRE = regexp.MustCompile(`(?i)^content-(?:length|type)\s*:`)
+
+// brokenLineRE finds the line a stream broke at, as the reader quotes it.
+var brokenLineRE = regexp.MustCompile(`header line (?:without CRLF: )?"((?:[^"\\]|\\.)*)"`)
+
+// stdoutNoise reports whether a failure shows the stream breaking at a
+// line that starts no header field of the protocol: something else
+// printed to stdout.
+func stdoutNoise(reason string) bool {
+	m := brokenLineRE.FindStringSubmatch(reason)
+	return m != nil && !protocolHeaderRE.MatchString(m[1])
+}
+
+// likelyCauseOf is the likely cause of requirement id failed for reason.
+func likelyCauseOf(id, reason string) string {
+	for _, r := range causeRefinements {
+		for _, rid := range r.ids {
+			if rid == id && r.shows(reason) {
+				return r.cause
+			}
+		}
+	}
+	return likelyCause[id]
+}
