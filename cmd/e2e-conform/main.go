@@ -128,6 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only shard `i/n` of the selected specs (deterministic by spec; the run-wide checks in every shard); combine the shards' --json reports with e2e-conform merge")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
 	repeatParallel := fs.Int("repeat-parallel", 1, "with --repeat, run up to `K` runs at a time")
+	parallel := fs.Int("parallel", 0, "run the selection as `N` shards at once, each in a child process, and merge them into one report (capped by the engine's workers; over --connect only when the server serves the connections at once)")
 	fs.Usage = func() { usage(fs) }
 	args = bareJSON(args)
 	if err := fs.Parse(args); err != nil {
@@ -199,6 +200,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if set(fs, "repeat") || set(fs, "repeat-parallel") {
 		switch {
+		case set(fs, "parallel"):
+			fmt.Fprintln(stderr, "e2e-conform: --parallel does not go with --repeat (use --repeat-parallel)")
+			return conformance.ExitUsage
 		case *repeat < 1:
 			fmt.Fprintf(stderr, "e2e-conform: --repeat %d: the number of runs must be at least 1\n", *repeat)
 			return conformance.ExitUsage
@@ -218,6 +222,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
 			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline"),
+		}, stdout, stderr)
+	}
+	if set(fs, "parallel") {
+		switch {
+		case *parallel < 1:
+			fmt.Fprintf(stderr, "e2e-conform: --parallel %d: the number of shards must be at least 1\n", *parallel)
+			return conformance.ExitUsage
+		case *shard != "":
+			fmt.Fprintln(stderr, "e2e-conform: --parallel does not go with --shard (it shards the run itself)")
+			return conformance.ExitUsage
+		case *tracePath != "":
+			fmt.Fprintln(stderr, "e2e-conform: --trace does not go with --parallel (each shard would write its own part): trace a run without it")
+			return conformance.ExitUsage
+		}
+		return parallelRun(parallelConfig{
+			shards: *parallel, cfg: cfg, verbose: *verbose,
+			args:    childArgs(fs, args, "parallel", "json", "junit", "html", "badge", "trace", "write-baseline"),
+			reports: reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline},
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
@@ -325,6 +347,7 @@ func usage(fs *flag.FlagSet) {
        e2e-conform --list [--json [FILE]]
        e2e-conform --repeat N [--repeat-parallel K] (--spawn ... | --connect ...) [flags]
        e2e-conform diff [--no-latency] OLD.json NEW.json
+       e2e-conform --parallel N (--spawn ... | --connect ...) [flags]
        e2e-conform --shard i/n (--spawn ... | --connect ...) --json SHARD.json [flags]
        e2e-conform merge SHARD.json... [--expected-failures F] [--json F] [--junit F] [--html F] [--badge F]
        e2e-conform --version`)

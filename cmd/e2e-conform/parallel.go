@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/protocol/client"
+	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
+)
+
+// --parallel N runs the selection as N shards (--shard i/N) at once, each
+// in a child process of this binary, and merges their reports into one
+// (conformance.Merge, the very merge of `e2e-conform merge`): one verdict,
+// one set of reports. The shard rule decides which child runs which spec,
+// so the verdict is the unsharded run's (TestShardsMergeAsOneRun).
+//
+// Before the children start, one connection reads the engine's manifest:
+// its workers, when given, caps N. Over --connect every child's run opens
+// connections to the same server, so the server must serve several at once
+// (TRN-003 asks for two; a run holds up to connsPerShard at a time): it is
+// asked for connsPerShard×N simultaneous initialized connections first,
+// each within TRN-003's bound, and when it does not serve them all the run
+// goes on without --parallel, saying so, never failing the engine for it.
+
+// connsPerShard is how many connections one run of the suite holds open at
+// a time, at most (a pooled client, a raw connection and TRN-003's second).
+const connsPerShard = 3
+
+// probeBound bounds each step of the probes (TRN-003's bound for an
+// initialize on a new connection).
+const probeBound = 10 * time.Second
+
+// parallelConfig is what --parallel runs.
+type parallelConfig struct {
+	shards  int
+	cfg     conformance.Config // the engine to probe (Spawn, Connect, Env)
+	args    []string           // each child's flags, without the reports and --parallel
+	reports reportPaths
+	verbose bool // children's stderr goes to ours
+}
+
+// parallelRun probes the engine, runs the shards, merges their reports,
+// prints the summary, writes the reports asked for and returns the merged
+// run's exit status. SIGINT and SIGTERM go to every child; children that
+// outlast killGrace after that are killed; an interrupted run is
+// incomplete (exit 3) and writes no report.
+func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
+	start := time.Now()
+	n := pc.shards
+	if why := capShards(pc.cfg, &n); why != "" {
+		fmt.Fprintf(stderr, "e2e-conform: --parallel %d: %s\n", pc.shards, why)
+	}
+	if n <= 1 {
+		// One run, as without --parallel: a child of its own all the same,
+		// so the reports and the exit status come the same way.
+		n = 1
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: --parallel: cannot find this binary to run it again: %v\n", err)
+		return conformance.ExitHarness
+	}
+	dir, err := os.MkdirTemp("", "e2e-conform-parallel-*")
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: --parallel: %v\n", err)
+		return conformance.ExitHarness
+	}
+	defer os.RemoveAll(dir)
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	done := make(chan *child)
+	running := map[int]*child{}
+	children := make([]*child, n)
+	for i := range n {
+		c := &child{run: i + 1, report: filepath.Join(dir, fmt.Sprintf("shard-%d.json", i+1)), log: filepath.Join(dir, fmt.Sprintf("shard-%d.log", i+1))}
+		children[i] = c
+		args := slices.Clone(pc.args)
+		if n > 1 {
+			args = append(args, "--shard", fmt.Sprintf("%d/%d", i+1, n))
+		}
+		if c.start(exe, repeatConfig{args: args, verbose: pc.verbose}, stderr, done) {
+			running[c.run] = c
+		} else {
+			fmt.Fprintf(stderr, "e2e-conform: shard %d/%d could not start: %v\n", c.run, n, c.err)
+		}
+	}
+	var interrupted os.Signal
+	var kill <-chan time.Time
+	usageErr := false
+	for len(running) > 0 {
+		select {
+		case c := <-done:
+			delete(running, c.run)
+			if c.code == conformance.ExitUsage && !usageErr {
+				usageErr = true
+				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: a usage error:\n%s", c.run, n, tail(c.log, 20))
+				for _, o := range running {
+					_ = o.proc.Signal(syscall.SIGTERM)
+				}
+				continue
+			}
+			if interrupted == nil && n > 1 {
+				r := c.result()
+				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: %s (%d passed, %d failed) in %.1f s\n", c.run, n, r.Verdict,
+					r.Counts[conformance.Passed], r.Counts[conformance.Failed], r.Duration.Seconds())
+			}
+		case s := <-sigs:
+			if interrupted == nil {
+				interrupted = s
+				fmt.Fprintf(stderr, "e2e-conform: %v: stopping %d shard(s)\n", s, len(running))
+				kill = time.After(killGrace)
+			}
+			for _, c := range running {
+				_ = c.proc.Signal(s)
+			}
+		case <-kill:
+			for _, c := range running {
+				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d outlasted the signal by %s: killing it\n", c.run, n, killGrace)
+				_ = c.proc.Kill()
+			}
+		}
+	}
+	if usageErr {
+		return conformance.ExitUsage
+	}
+	if interrupted != nil {
+		fmt.Fprintf(stderr, "e2e-conform: interrupted by %v: the shards' results are not merged; the run is incomplete\n", interrupted)
+		return conformance.ExitIncomplete
+	}
+	reports := make([]*conformance.Result, n)
+	for i, c := range children {
+		r := c.result()
+		if len(r.Requirements) == 0 || r.ExitCode == conformance.ExitHarness {
+			fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: %s (%s); its output:\n%s", c.run, n, r.Verdict, r.Reason, tail(c.log, 20))
+			return conformance.ExitHarness
+		}
+		reports[i] = &r
+	}
+	res := reports[0]
+	if n > 1 {
+		if res, err = conformance.Merge(reports); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: --parallel: %v\n", err)
+			return conformance.ExitHarness
+		}
+	}
+	res.Duration = time.Since(start)
+	res.WriteSummary(stdout)
+	if err := writeReports(res, pc.reports); err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
+		return conformance.ExitHarness
+	}
+	return res.ExitCode
+}
+
+// capShards lowers *n to what the engine allows and says why ("" when it
+// stays): the manifest's workers, and over --connect the connections the
+// server serves at once. An engine that cannot be reached leaves *n as it
+// is: the shards' runs report it as a run without --parallel would.
+func capShards(cfg conformance.Config, n *int) string {
+	if *n <= 1 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeBound)
+	defer cancel()
+	tr, err := probeTransport(cfg)
+	if err != nil {
+		return ""
+	}
+	c, err := client.Open(ctx, client.ConnConfig{Transport: tr, ClientInfo: clientInfo()})
+	if err != nil {
+		return ""
+	}
+	m := c.Manifest()
+	_ = c.Close(5 * time.Second)
+	why := ""
+	if m.Workers != nil && *m.Workers < int64(*n) {
+		*n = int(*m.Workers)
+		why = fmt.Sprintf("the engine serves at most %d worker(s) (its manifest's workers): %d shard(s)", *n, *n)
+	}
+	if cfg.Connect == "" || *n <= 1 {
+		return why
+	}
+	want := connsPerShard * *n
+	if got := simultaneous(tr, want); got < want {
+		*n = 1
+		return fmt.Sprintf("the server at %s initialized %d of %d simultaneous connections within %s (each shard holds up to %d at a time): running without --parallel, as one run",
+			cfg.Connect, got, want, probeBound, connsPerShard)
+	}
+	return why
+}
+
+// simultaneous opens want initialized connections over tr at once, each
+// within probeBound, and returns how many were initialized while all were
+// open; it closes them all.
+func simultaneous(tr transport.Transport, want int) int {
+	ctx, cancel := context.WithTimeout(context.Background(), probeBound)
+	defer cancel()
+	var mu sync.Mutex
+	var conns []*client.Conn
+	var wg sync.WaitGroup
+	for range want {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := client.Open(ctx, client.ConnConfig{Transport: tr, ClientInfo: clientInfo()})
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	var cw sync.WaitGroup
+	for _, c := range conns {
+		cw.Add(1)
+		go func() { defer cw.Done(); _ = c.Close(5 * time.Second) }()
+	}
+	cw.Wait()
+	return len(conns)
+}
+
+// probeTransport is the transport of cfg's engine.
+func probeTransport(cfg conformance.Config) (transport.Transport, error) {
+	if cfg.Connect != "" {
+		host, port, err := net.SplitHostPort(cfg.Connect)
+		if err != nil {
+			return nil, err
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, err
+		}
+		return transport.Socket(transport.SocketOptions{Host: host, Port: p, DialTimeout: probeBound}), nil
+	}
+	if len(cfg.Spawn) == 0 {
+		return nil, fmt.Errorf("no engine")
+	}
+	return transport.Spawn(transport.SpawnOptions{Command: cfg.Spawn[0], Args: cfg.Spawn[1:], Env: cfg.Env}), nil
+}
+
+// clientInfo names this probe to the engine.
+func clientInfo() wire.ClientInfo { return wire.ClientInfo{Name: "e2e-conform --parallel probe"} }

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/protocol/server"
+)
+
+// cli runs the e2e-conform binary with args and env, and returns its exit
+// code, its JSON report (when args ask for one at report) and its output.
+func cli(t *testing.T, env []string, report string, args ...string) (int, *conformance.Result, string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	_ = cmd.Run()
+	var res *conformance.Result
+	if report != "" {
+		if data, err := os.ReadFile(report); err == nil {
+			res = new(conformance.Result)
+			if err := json.Unmarshal(data, res); err != nil {
+				t.Fatalf("the report: %v", err)
+			}
+		}
+	}
+	return cmd.ProcessState.ExitCode(), res, out.String()
+}
+
+// statuses is each requirement's status in res.
+func statuses(res *conformance.Result) map[string]conformance.Status {
+	m := map[string]conformance.Status{}
+	for _, r := range res.Requirements {
+		m[r.ID] = r.Status
+	}
+	return m
+}
+
+// TestParallelIsOneRun: --parallel N gives the unsharded run's verdict,
+// requirement by requirement, one set of reports, and leaves nothing in
+// the temporary directory (issue 30).
+func TestParallelIsOneRun(t *testing.T) {
+	sab := filepath.Join(bins(t), "saboteur")
+	for _, tc := range []struct{ name, engine string }{
+		{"healthy", sab},
+		{"a fault failing requirements of several areas", sab + " --fault stdout-noise"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sel := []string{"--only", "WIRE,LIFE,SIG,TRN", "--spawn", tc.engine}
+			dir := t.TempDir()
+			one := filepath.Join(dir, "one.json")
+			code1, res1, out1 := cli(t, nil, one, append(sel, "--json", one)...)
+			tmp, env := privateTmp(t)
+			par, junit := filepath.Join(dir, "par.json"), filepath.Join(dir, "par.xml")
+			code3, res3, out3 := cli(t, env, par, append(sel, "--parallel", "3", "--json", par, "--junit", junit)...)
+			if res1 == nil || res3 == nil {
+				t.Fatalf("a report is missing:\n%s\n---\n%s", out1, out3)
+			}
+			if code1 != code3 || res1.Verdict != res3.Verdict {
+				t.Errorf("exit %d (%s) without --parallel, %d (%s) with --parallel 3", code1, res1.Verdict, code3, res3.Verdict)
+			}
+			s1, s3 := statuses(res1), statuses(res3)
+			for id, st := range s1 {
+				if s3[id] != st {
+					t.Errorf("%s: %s without --parallel, %s with --parallel 3", id, st, s3[id])
+				}
+			}
+			if len(s1) != len(s3) {
+				t.Errorf("%d requirements without --parallel, %d with it", len(s1), len(s3))
+			}
+			if _, err := os.Stat(junit); err != nil {
+				t.Errorf("--junit with --parallel: %v", err)
+			}
+			if !strings.Contains(out3, "shard 3/3:") {
+				t.Errorf("no line for shard 3/3:\n%s", out3)
+			}
+			emptyDir(t, tmp)
+		})
+	}
+}
+
+// TestParallelUsage: --parallel with what it cannot go with is a usage
+// error naming it.
+func TestParallelUsage(t *testing.T) {
+	sab := filepath.Join(bins(t), "saboteur")
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--parallel", "0"}, "at least 1"},
+		{[]string{"--parallel", "2", "--shard", "1/2"}, "--shard"},
+		{[]string{"--parallel", "2", "--trace", "t.jsonl"}, "--trace"},
+		{[]string{"--parallel", "2", "--repeat", "2"}, "--repeat"},
+	} {
+		code, _, out := cli(t, nil, "", append(tc.args, "--spawn", sab)...)
+		if code != conformance.ExitUsage || !strings.Contains(out, tc.says) {
+			t.Errorf("%q: exit %d, want %d saying %q:\n%s", tc.args, code, conformance.ExitUsage, tc.says, out)
+		}
+	}
+}
+
+// TestParallelOverSocketNeedsConnectionsAtOnce: a server that serves one
+// connection at a time is not run in parallel (its shards would wait on
+// each other and fail TRN-003 for the suite's doing): the run goes on as
+// one, says so, and its verdict is the run's without --parallel.
+func TestParallelOverSocketNeedsConnectionsAtOnce(t *testing.T) {
+	addr := listenSaboteur(t, "--fault", "serial-connections")
+	code, _, out := cli(t, nil, "", "--parallel", "2", "--only", "TRN-003", "--connect", addr)
+	if !strings.Contains(out, "running without --parallel") {
+		t.Errorf("no word of the fallback:\n%s", out)
+	}
+	if code != conformance.ExitNonConformant || !strings.Contains(out, "FAILED TRN-003") {
+		t.Errorf("exit %d, want %d with TRN-003 failed, as without --parallel:\n%s", code, conformance.ExitNonConformant, out)
+	}
+	healthy := listenSaboteur(t)
+	code, _, out = cli(t, nil, "", "--parallel", "2", "--only", "TRN", "--connect", healthy)
+	if code != conformance.ExitConformant || strings.Contains(out, "without --parallel") || !strings.Contains(out, "shard 2/2:") {
+		t.Errorf("a server serving connections at once: exit %d, want %d, in 2 shards:\n%s", code, conformance.ExitConformant, out)
+	}
+}
+
+// oneWorker is an engine whose manifest says it serves one worker.
+type oneWorker struct{}
+
+func (oneWorker) Info() server.Info {
+	return server.Info{Name: "one-worker", Version: "1.0.0", Workers: 1}
+}
+
+// TestParallelCappedByWorkers: the manifest's workers caps the shards.
+func TestParallelCappedByWorkers(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- server.ServeListener(ctx, l, oneWorker{}, nil, server.Options{}) }()
+	defer func() { cancel(); l.Close(); <-done }()
+	n := 3
+	why := capShards(conformance.Config{Connect: l.Addr().String()}, &n)
+	if n != 1 || !strings.Contains(why, "workers") {
+		t.Errorf("capShards: %d shard(s), %q; want 1, naming the manifest's workers", n, why)
+	}
+}
+
+// listenSaboteur starts the saboteur on a TCP port with args and returns
+// its address; it is killed when the test ends.
+func listenSaboteur(t *testing.T, args ...string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(filepath.Join(bins(t), "saboteur"), append([]string{"--listen", addr}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "listening on") {
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return addr
+}
