@@ -52,7 +52,7 @@ func TestKillMatrix(t *testing.T) {
 		}
 	}
 	killedBy := map[string][]string{} // spec -> faults
-	var explained []string             // -kill-explanations rows
+	var explained []string            // -kill-explanations rows
 	var mu sync.Mutex
 	faults := saboteur.Faults()
 	if *killFaults != "" {
