@@ -15,44 +15,26 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/internal/testbin"
 )
 
 // The suite drives ginkgo, which runs once per process: these tests run the
 // e2e-conform binary against engine binaries, all built once per test run.
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
+// testBins are the binaries the tests run, built once.
+var testBins = testbin.New("../cmd/e2e-conform", "../fixtures/example/cmd/example-engine", "../fixtures/saboteur/cmd/saboteur")
 
+// bins builds the binaries once and returns their directory.
 func bins(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "e2e-conform-test-bin-*")
-		if buildErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "../cmd/e2e-conform", "../fixtures/example/cmd/example-engine", "../fixtures/saboteur/cmd/saboteur")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building the binaries: %v", buildErr)
-	}
-	return binDir
+	return testBins.Dir(t)
 }
 
 // TestMain removes the built binaries and fails the package when a
 // goroutine outlives its tests (goleakIgnores lists the ones that may).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testBins.Remove()
 	if code == 0 {
 		if err := goleak.Find(goleakIgnores...); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)

@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,41 +19,24 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/internal/testbin"
 )
 
 // The suite runs once per process, so these tests run the e2e-conform
 // binary, built once per test run with the saboteur.
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
+// testBins are e2e-conform and the saboteur, built once.
+var testBins = testbin.New(".", "../../fixtures/saboteur/cmd/saboteur")
 
+// bins builds the binaries once and returns their directory.
 func bins(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "e2e-conform-cmd-test-*")
-		if buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", binDir+"/", ".", "../../fixtures/saboteur/cmd/saboteur").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building e2e-conform and the saboteur: %v", buildErr)
-	}
-	return binDir
+	return testBins.Dir(t)
 }
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if binDir != "" {
-			os.RemoveAll(binDir)
-		}
+		testBins.Remove()
 		os.Exit(code)
 	}))
 }

@@ -20,6 +20,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/e2e-conform/toolkit/internal/testbin"
+
 	"github.com/e2e-conform/toolkit/internal/procs"
 )
 
@@ -27,43 +29,24 @@ import (
 // subset.
 var slow = flag.Bool("chaos-slow", false, "run the slow chaos cases too")
 
-// bins builds the binaries the cases run, once per test binary.
-var bins = struct {
-	once sync.Once
-	dir  string
-	err  error
-}{}
+// bins are the binaries the cases run, built once per test binary.
+var bins = testbin.New(
+	"github.com/e2e-conform/toolkit/cmd/e2e-conform",
+	"github.com/e2e-conform/toolkit/cmd/e2e-mcp",
+	"github.com/e2e-conform/toolkit/internal/chaos/hostile",
+	"github.com/e2e-conform/toolkit/fixtures/example/cmd/example-engine",
+	"github.com/e2e-conform/toolkit/fixtures/saboteur/cmd/saboteur")
 
 func binDir(t *testing.T) string {
 	t.Helper()
-	bins.once.Do(func() {
-		bins.dir, bins.err = os.MkdirTemp("", "chaos-bin-*")
-		if bins.err != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", bins.dir+"/",
-			"github.com/e2e-conform/toolkit/cmd/e2e-conform",
-			"github.com/e2e-conform/toolkit/cmd/e2e-mcp",
-			"github.com/e2e-conform/toolkit/internal/chaos/hostile",
-			"github.com/e2e-conform/toolkit/fixtures/example/cmd/example-engine",
-			"github.com/e2e-conform/toolkit/fixtures/saboteur/cmd/saboteur").CombinedOutput()
-		if err != nil {
-			bins.err = fmt.Errorf("building: %w\n%s", err, out)
-		}
-	})
-	if bins.err != nil {
-		t.Fatal(bins.err)
-	}
-	return bins.dir
+	return bins.Dir(t)
 }
 
 // TestMain removes the built binaries, and fails the run when a goroutine
 // a case started outlives it.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		if bins.dir != "" {
-			os.RemoveAll(bins.dir)
-		}
+		bins.Remove()
 		os.Exit(code)
 	}))
 }
