@@ -52,9 +52,33 @@ const poolDrain = 2 * time.Second
 // workerPool holds at most one idle worker connection of each kind (a
 // client library connection, a raw one): specs run one at a time.
 type workerPool struct {
-	mu      sync.Mutex
-	idle    *pooledConn
-	idleRaw *pooledRaw
+	conns idleSlot[pooledConn]
+	raws  idleSlot[pooledRaw]
+}
+
+// idleSlot holds at most one idle connection of one kind.
+type idleSlot[T any] struct {
+	mu   sync.Mutex
+	idle *T
+}
+
+// take returns the idle connection, or nil.
+func (s *idleSlot[T]) take() *T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.idle
+	s.idle = nil
+	return c
+}
+
+// put makes c the idle connection; it returns a connection the slot no
+// longer holds (one already idle), for the caller to close.
+func (s *idleSlot[T]) put(c *T) *T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.idle
+	s.idle = c
+	return old
 }
 
 // pooledRaw is a raw worker connection with the handshake and
@@ -75,44 +99,6 @@ type pooledConn struct {
 	attempts int
 }
 
-// take returns the idle connection, or nil.
-func (p *workerPool) take() *pooledConn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pc := p.idle
-	p.idle = nil
-	return pc
-}
-
-// put makes pc the idle connection; it returns a connection the pool no
-// longer holds (one already idle), for the caller to close.
-func (p *workerPool) put(pc *pooledConn) *pooledConn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := p.idle
-	p.idle = pc
-	return old
-}
-
-// takeRaw returns the idle raw connection, or nil.
-func (p *workerPool) takeRaw() *pooledRaw {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pr := p.idleRaw
-	p.idleRaw = nil
-	return pr
-}
-
-// putRaw makes pr the idle raw connection; it returns one the pool no
-// longer holds, for the caller to close.
-func (p *workerPool) putRaw(pr *pooledRaw) *pooledRaw {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := p.idleRaw
-	p.idleRaw = pr
-	return old
-}
-
 // pooling reports whether specs may share worker connections: the manifest
 // lists the attempt boundaries a connection is handed over at.
 func (e *runEnv) pooling() bool {
@@ -127,7 +113,7 @@ func (e *runEnv) pooledAttempt(ctx context.Context) (*client.Conn, client.Op, *n
 	if !e.pooling() {
 		return e.inAttempt(ctx)
 	}
-	pc := e.pool.take()
+	pc := e.pool.conns.take()
 	if pc != nil {
 		pc.msgs.reset()
 		e.usedBySpec(pc.c)
@@ -175,7 +161,7 @@ func (e *runEnv) handBack(pc *pooledConn) {
 		keep = false
 	}
 	if keep && pc.pending.drained(poolDrain) && pc.sound() {
-		if old := e.pool.put(pc); old != nil {
+		if old := e.pool.conns.put(pc); old != nil {
 			e.retire(old)
 		}
 		return
@@ -204,7 +190,7 @@ func (e *runEnv) retire(pc *pooledConn) {
 // the caller starts; when the spec ends the attempt is ended and the
 // connection handed back (handBackRaw).
 func (e *runEnv) pooledRawAttempt(ctx context.Context) *rawAttemptConn {
-	pr := e.pool.takeRaw()
+	pr := e.pool.raws.take()
 	if pr == nil {
 		r, err := e.openRaw(ctx)
 		Expect(err).NotTo(HaveOccurred(), "opening a connection to the engine")
@@ -241,7 +227,7 @@ func (e *runEnv) handBackRaw(pr *pooledRaw, a *rawAttemptConn) {
 	}
 	pr.next = a.next
 	if keep && pr.r.idle() {
-		if old := e.pool.putRaw(pr); old != nil {
+		if old := e.pool.raws.put(pr); old != nil {
 			_ = old.r.Close(5 * time.Second)
 		}
 		return
@@ -252,10 +238,10 @@ func (e *runEnv) handBackRaw(pr *pooledRaw, a *rawAttemptConn) {
 // emptyPool retires the idle connections, if any: before the run-wide
 // checks, and when the run ends.
 func (e *runEnv) emptyPool() {
-	if pc := e.pool.take(); pc != nil {
+	if pc := e.pool.conns.take(); pc != nil {
 		e.retire(pc)
 	}
-	if pr := e.pool.takeRaw(); pr != nil {
+	if pr := e.pool.raws.take(); pr != nil {
 		_ = pr.r.Close(5 * time.Second)
 	}
 }
