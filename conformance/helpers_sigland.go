@@ -60,7 +60,10 @@ func (l *slowLanding) aborted(opened, abortedAt time.Time, f *frame, control boo
 		l.observable = false
 	}
 	if f.Error() == nil {
-		return // it completed despite the abort (§7.5): the page may show
+		// It completed despite the abort (§7.5): the page may show, also
+		// while a later open's watch runs.
+		l.observable = false
+		return
 	}
 	l.watched++
 	l.lastOpen, l.lastAbort = opened, abortedAt
