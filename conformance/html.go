@@ -311,6 +311,7 @@ func htmlTemplate() (*template.Template, error) {
 		// bytes that are not UTF-8 (\xNN).
 		"md":    markdownCode,
 		"bytes": escapeNonUTF8,
+		"join":  strings.Join,
 		"seconds": func(d time.Duration) string {
 			return fmt.Sprintf("%.1f s", d.Seconds())
 		},
