@@ -143,7 +143,7 @@ func (e *runEnv) beginSpec(ids []string) {
 	e.mu.Lock()
 	e.specEvidence = Evidence{}
 	e.specIDs = ids
-	e.specExchange = &exchange{}
+	e.specExchange = newExchange()
 	e.lastExchange, e.lastIDs = e.specExchange, ids
 	e.specClients = nil
 	e.mu.Unlock()

@@ -207,6 +207,9 @@ var likelyCause = map[string]string{
 var (
 	wantRE = regexp.MustCompile(`(?s)\bwant(?:ed)?\b:? (.*?)(?:, got\b|; got\b|\. got\b|$)`)
 	gotRE  = regexp.MustCompile(`(?s)\bgot\b:? (.*)$`)
+	// wantAfterGotRE is where a "got …; want …" message's want clause
+	// begins: came stops there.
+	wantAfterGotRE = regexp.MustCompile(`[;,.:]\s+want(?:ed)?\b`)
 )
 
 // explain fills every requirement's Section and, for each failed or not
@@ -245,7 +248,11 @@ func explain(r *Result) {
 			x.Wanted = strings.TrimSpace(m[1])
 		}
 		if m := gotRE.FindStringSubmatch(rr.Reason); m != nil {
-			x.Came = strings.TrimSpace(m[1])
+			came := m[1]
+			if i := wantAfterGotRE.FindStringIndex(came); i != nil {
+				came = came[:i[0]]
+			}
+			x.Came = strings.TrimSpace(came)
 		}
 		if spec != nil {
 			x.Spec, x.Exchange = spec.Text, spec.LastFrames

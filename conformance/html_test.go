@@ -11,9 +11,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/e2e-conform/toolkit/internal/chromium"
@@ -24,32 +27,42 @@ import (
 const (
 	scriptReason = `the engine answered <script>window.__pwned = 1</script> & "quoted"`
 	imgReason    = `<img src=x onerror="window.__pwned = 2">`
-	scriptFrames = "  send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"engine/observe\"}\n  recv {\"x\":\"</pre><script>window.__pwned = 3</script>\"}\n"
+	scriptFrames = "  conn 1 (client) send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"engine/observe\"}\n  conn 1 (client) recv {\"x\":\"</pre><script>window.__pwned = 3</script>\"}\n"
+	// badUTF8Frames is an exchange of a framing fault: bytes that are
+	// not UTF-8 sent and read back.
+	badUTF8Frames = "  conn 2 (raw) send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"foo/\xff\xfe\"}\n" +
+		"  conn 2 (raw) recv {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no \xc3\"}}\n"
 )
 
 // handMadeResult is a small non-conformant run with one requirement of
 // every status and markup in its reasons, messages and frames.
 func handMadeResult() *Result {
-	return &Result{
+	r := &Result{
 		Suite: "e2e-conform", SuiteVersion: SuiteVersion, Engine: "engine ./my-engine", Profile: ProfileCore, Transport: "spawn",
 		Manifest: &wire.Manifest{Name: "my-engine", Version: "1.0", SPIVersion: 1, Methods: []string{"engine/observe"}},
-		Verdict:  "non-conformant", ExitCode: ExitNonConformant, Reason: "2 MUST requirement(s) failed",
-		Counts:   map[Status]int{Passed: 2, Failed: 2, NotVerified: 1, NotApplicable: 1, NotSelected: 1},
+		Verdict:  "non-conformant", ExitCode: ExitNonConformant, Reason: "3 MUST requirement(s) failed",
+		Counts:   map[Status]int{Passed: 2, Failed: 3, NotVerified: 1, NotApplicable: 1, NotSelected: 1, ExpectedFailure: 1},
 		Warnings: []string{"WIRE-005 (SHOULD): <b>bold</b> claim"},
 		Provenance: &Provenance{SuiteVersion: SuiteVersion, SpecVersion: "1", Catalog: "c0ffee", EngineCommand: []string{"./my-engine", "<b>flag"},
 			EngineBinary: "/work/my-engine", EngineSHA256: "5ha256of7heengine", Host: "linux/amd64"},
 		Requirements: []RequirementResult{
-			{ID: "WIRE-001", Area: "WIRE", Level: "MUST", Statement: "Frames are Content-Length framed.", Status: Failed, Reason: scriptReason,
-				Specs: []string{"frames every message"}, Evidence: map[string]int{"frame read and framed": 12}},
+			// Catalog order is not the page's: the page puts failures first.
 			{ID: "WIRE-002", Area: "WIRE", Level: "MUST", Statement: "Only two header fields.", Status: Passed,
 				Specs: []string{"writes two header fields"}, Evidence: map[string]int{"header part read": 12}},
+			{ID: "TRN-001", Area: "TRN", Level: "SHOULD", Statement: "stdout carries only frames.", Status: NotSelected, Reason: "left out by --skip"},
+			{ID: "WIRE-001", Area: "WIRE", Level: "MUST", Statement: "Frames are `Content-Length` framed, `<b>x</b>` too.", Status: Failed, Reason: scriptReason,
+				Specs: []string{"frames every message"}, Evidence: map[string]int{"frame read and framed": 12}},
+			{ID: "WIRE-004", Area: "WIRE", Level: "MUST", Statement: "Content that is not UTF-8 executes nothing.", Status: Failed,
+				Reason: "failed: got a response with id 1 ({\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no \ufffd\"}}); want nothing executed (`-32700` at most)",
+				Specs:  []string{"content that is not UTF-8 executes nothing"}},
 			{ID: "OBS-001", Area: "OBS", Level: "MUST", Statement: "observe returns a tree.", Status: Failed, Reason: imgReason,
 				Specs: []string{"observes a tree"}},
 			{ID: "OBS-002", Area: "OBS", Level: "MUST", Statement: "observe has a viewport.", Status: Passed, Specs: []string{"observes a tree"},
 				Evidence: map[string]int{"observation validated": 1}},
 			{ID: "ERR-001", Area: "ERR", Level: "MUST", Statement: "Errors have codes.", Status: NotVerified, Reason: "no error drawn"},
 			{ID: "MAN-001", Area: "MAN", Level: "MUST", Statement: "The manifest lists methods.", Status: NotApplicable, Reason: "withdrawn"},
-			{ID: "TRN-001", Area: "TRN", Level: "SHOULD", Statement: "stdout carries only frames.", Status: NotSelected, Reason: "left out by --skip"},
+			{ID: "LIFE-003", Area: "LIFE", Level: "MUST", Statement: "Requests before initialize get -32002.", Status: ExpectedFailure,
+				Reason: "failed: got -32601, want -32002", Baseline: "fixed in 2.0", Specs: []string{"answers -32002 before initialize"}},
 		},
 		Specs: []SpecResult{
 			{Text: "frames every message", Requirements: []string{"WIRE-001"}, Status: Failed, Message: "failed: " + scriptReason,
@@ -57,6 +70,10 @@ func handMadeResult() *Result {
 			{Text: "writes two header fields", Requirements: []string{"WIRE-002"}, Status: Passed, Duration: time.Millisecond},
 			{Text: "observes a tree", Requirements: []string{"OBS-001", "OBS-002"}, Status: Failed, Message: "failed: " + imgReason,
 				LastFrames: "  recv {\"result\":{}}\n"},
+			{Text: "content that is not UTF-8 executes nothing", Requirements: []string{"WIRE-004"}, Status: Failed,
+				Message: "failed: got a response with id 1", LastFrames: badUTF8Frames, FrameTimes: []int64{812, 1_204_000}},
+			{Text: "answers -32002 before initialize", Requirements: []string{"LIFE-003"}, Status: Failed, Message: "failed: got -32601, want -32002",
+				LastFrames: "  conn 4 (raw) send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"engine/observe\"}\n  conn 4 (raw) recv {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n"},
 		},
 		Latency: []MethodLatency{
 			{Method: "initialize", Count: 3, P50Ms: 40.1, P90Ms: 60.2, P99Ms: 60.2, MaxMs: 60.2},
@@ -64,6 +81,8 @@ func handMadeResult() *Result {
 		},
 		Duration: 2 * time.Second,
 	}
+	explain(r) // sections and explanations, as Run and Merge do
+	return r
 }
 
 // catalogResult is a run summarised the way Run does it (summarize over
@@ -87,8 +106,9 @@ func catalogResult() *Result {
 }
 
 func TestHTMLReportEscapesAndStaysOffline(t *testing.T) {
-	// fetching matches a tag that would load something.
-	fetching := regexp.MustCompile(`(?i)<(link|img|iframe|object|embed|source|video|audio)\b|<[a-z]+[^>]*\s(src|href|srcset|data)=`)
+	// fetching matches a tag that would load something (an <a href> is a
+	// link to follow, not a fetch: the sections link to the spec).
+	fetching := regexp.MustCompile(`(?i)<(link|img|iframe|object|embed|source|video|audio)\b|<[a-z]+[^>]*\s(src|srcset|data)=|<(?:[b-z]|a[a-z])[a-z]*[^>]*\shref=`)
 	for _, tc := range []struct {
 		name string
 		r    *Result
@@ -162,11 +182,14 @@ func processesWithEnv(kv string) []int {
 	return out
 }
 
-// TestHTMLReportInChromium opens the HTML report in headless Chromium: the
-// verdict, a status filter and the area filter work, markup from the run
-// stays inert text, and a screenshot shows a page. Chromium runs with a
-// private profile and TMPDIR under t.TempDir(), and nothing of it is left
-// once it is stopped.
+// TestHTMLReportInChromium opens one HTML report in one headless Chromium:
+// the first card is the failure, the not selected requirements show only
+// when asked for, the status and area filters and the area chart work,
+// markup from the run stays inert text, the failing frame is highlighted,
+// nothing is logged (no console error, exception or CSP violation), and a
+// screenshot of the first screen shows a page (its path and size logged;
+// -artifacts keeps it). Chromium runs with a private profile and TMPDIR
+// under t.TempDir(), and nothing of it is left once it is stopped.
 func TestHTMLReportInChromium(t *testing.T) {
 	path, err := findChromium()
 	if err != nil {
@@ -193,22 +216,19 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if procfs && len(processesWithEnv(marker)) == 0 {
 		t.Fatal("no Chromium process carries the test's TMPDIR: the leak check below would prove nothing")
 	}
-	for _, tc := range []struct {
-		name string
-		r    *Result
-	}{{"hand-made", handMadeResult()}, {"catalog", catalogResult()}} {
-		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(dir, tc.name+".html")
-			if err := tc.r.WriteHTML(file); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := chromedp.NewContext(bctx)
-			defer cancel()
-			ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-			defer cancelT()
-			checkReportPage(ctx, t, tc.r, "file://"+file, filepath.Join(dir, tc.name+".png"))
-		})
+	// One page: the hand-made run (every status, markup, a framing
+	// fault's bytes that are not UTF-8, an expected failure).
+	r := handMadeResult()
+	file := filepath.Join(dir, "report.html")
+	if err := r.WriteHTML(file); err != nil {
+		t.Fatal(err)
 	}
+	ctx, cancel := chromedp.NewContext(bctx)
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	shot := filepath.Join(t.ArtifactDir(), "report.png")
+	checkReportPage(ctx, t, r, "file://"+file, shot)
+	cancelT()
+	cancel()
 	// A graceful close (Browser.close) lets Chromium remove what it keeps
 	// in TMPDIR; stop then reaps it.
 	if err := chromedp.Cancel(bctx); err != nil {
@@ -228,11 +248,60 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 }
 
-// visibleJS lists the status of every requirement row shown.
-const visibleJS = `[...document.querySelectorAll(".req")].filter(e => e.getClientRects().length > 0).map(e => e.dataset.status + " " + e.dataset.area)`
+// visibleJS lists the status and area of every requirement card shown, in
+// page order, and its ID.
+const visibleJS = `[...document.querySelectorAll(".req")].filter(e => e.checkVisibility()).map(e => e.dataset.status + " " + e.dataset.area + " " + e.id)`
 
+// countStatus counts r's requirements of status st.
+func countStatus(r *Result, st Status) int {
+	n := 0
+	for _, rr := range r.Requirements {
+		if rr.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// checkReportPage opens the report at url: no console error, no CSP
+// violation, no exception; the first card is a failure, the not selected
+// requirements are folded until asked for; the filters, the chart and the
+// run's markup behave; a screenshot is written to shot.
 func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot string) {
 	t.Helper()
+	// Every console message of level error or warning, every log entry
+	// (CSP violations are logged there) and every uncaught exception.
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		var p string
+		switch ev := ev.(type) {
+		case *cdpruntime.EventConsoleAPICalled:
+			if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeWarning || ev.Type == cdpruntime.ConsoleAPICalledTypeAssert {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				p = "console." + string(ev.Type) + ": " + strings.Join(args, " ")
+			}
+		case *cdpruntime.EventExceptionThrown:
+			p = "exception: " + ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				p += " " + ev.ExceptionDetails.Exception.Description
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning || ev.Entry.Source == cdplog.EntrySourceSecurity {
+				p = "log " + string(ev.Entry.Source) + " " + string(ev.Entry.Level) + ": " + ev.Entry.Text
+			}
+		}
+		if p != "" {
+			mu.Lock()
+			problems = append(problems, p)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#filters"))); err != nil {
 		t.Fatalf("open %s: %v", url, err)
 	}
@@ -247,8 +316,36 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != len(r.Requirements) {
-		t.Fatalf("%d requirement rows shown before filtering, want %d", len(all), len(r.Requirements))
+	// Failures first; the not selected folded away.
+	notSelected := countStatus(r, NotSelected)
+	if notSelected == 0 || countStatus(r, Failed) == 0 {
+		t.Fatal("the run must have a failure and a requirement not selected for this test to mean anything")
+	}
+	if len(all) != len(r.Requirements)-notSelected {
+		t.Fatalf("%d requirement cards shown before filtering, want %d (all but the %d not selected)", len(all), len(r.Requirements)-notSelected, notSelected)
+	}
+	if !strings.HasPrefix(all[0], string(Failed)+" ") {
+		t.Errorf("the first card shown is %q, want a failure (cards shown: %v)", all[0], all)
+	}
+	// The first card is also the first thing of its kind on the screen:
+	// its top within the first screen.
+	if top, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.querySelector(".req").getBoundingClientRect().top`)); err != nil || top > 900 {
+		t.Errorf("the first card starts at %v px (%v): below the first screen", top, err)
+	}
+	// The fold's toggle event comes after the click: wait for the counter
+	// to follow it.
+	counterIs := func(n int) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](`document.getElementById("shown").textContent === "`+strconv.Itoa(n)+`"`,
+			chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(10*time.Second))
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#not-selected > summary")), counterIs(len(r.Requirements))); err != nil {
+		t.Errorf("unfold the not selected requirements: the counter does not reach %d: %v", len(r.Requirements), err)
+	}
+	if unfolded, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS)); len(unfolded) != len(r.Requirements) {
+		t.Errorf("after unfolding: %d cards shown, want every one of %d", len(unfolded), len(r.Requirements))
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#not-selected > summary")), counterIs(len(r.Requirements)-notSelected)); err != nil {
+		t.Errorf("fold the not selected requirements again: the counter does not reach %d: %v", len(r.Requirements)-notSelected, err)
 	}
 	areas := map[string]bool{}
 	for _, rr := range r.Requirements {
@@ -258,15 +355,14 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 	if err != nil || rows != len(areas) {
 		t.Errorf("area table: %d rows (%v), want %d", rows, err, len(areas))
 	}
+	if cols, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#chart .col").length`)); err != nil || cols != len(areas) {
+		t.Errorf("area chart: %d columns (%v), want %d", cols, err, len(areas))
+	}
 
-	// Status filters, then the area filter on top of one.
-	for _, st := range []Status{Failed, Passed, NotVerified} {
-		want := 0
-		for _, rr := range r.Requirements {
-			if rr.Status == st {
-				want++
-			}
-		}
+	// Status filters (the not selected one unfolds them), then the area
+	// filter on top of one, then the chart's column for an area.
+	for _, st := range []Status{Failed, Passed, NotVerified, ExpectedFailure, NotSelected} {
+		want := countStatus(r, st)
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#filter-"+statusClass(st)))); err != nil {
 			t.Fatalf("click the %s filter: %v", st, err)
 		}
@@ -275,11 +371,11 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 			t.Fatal(err)
 		}
 		if len(shown) != want {
-			t.Errorf("filter %s: %d rows shown, want %d", st, len(shown), want)
+			t.Errorf("filter %s: %d cards shown, want %d", st, len(shown), want)
 		}
 		for _, s := range shown {
 			if !strings.HasPrefix(s, string(st)+" ") {
-				t.Errorf("filter %s shows a row %q", st, s)
+				t.Errorf("filter %s shows a card %q", st, s)
 			}
 		}
 		counter, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#shown")))
@@ -299,25 +395,36 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 		t.Error("passed WIRE requirements: none shown")
 	}
 	for _, s := range shown {
-		if s != "passed WIRE" {
-			t.Errorf("filter passed + WIRE shows a row %q", s)
+		if !strings.HasPrefix(s, "passed WIRE ") {
+			t.Errorf("filter passed + WIRE shows a card %q", s)
 		}
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#filter-all")),
 		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("area-filter"); s.value = ""; s.dispatchEvent(new Event("change")); })()`)); err != nil {
 		t.Fatal(err)
 	}
-	if back, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS)); len(back) != len(r.Requirements) {
-		t.Errorf("after all: %d rows shown, want %d", len(back), len(r.Requirements))
+	if back, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS)); len(back) != len(r.Requirements)-notSelected {
+		t.Errorf("after all: %d cards shown, want %d (the not selected folded again)", len(back), len(r.Requirements)-notSelected)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#chart .col[data-area="OBS"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if obs, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](visibleJS)); len(obs) == 0 || !allHavePrefixAfter(obs, " OBS ") {
+		t.Errorf("the chart's OBS column shows %v", obs)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#chart .col[data-area="OBS"]`))); err != nil {
+		t.Fatal(err)
 	}
 
-	// The run's markup is text.
+	// The run's markup is text; the failing frame is highlighted.
 	type inert struct {
 		Pwned   bool   `json:"pwned"`
 		Scripts int    `json:"scripts"`
 		Images  int    `json:"images"`
 		Reason  string `json:"reason"`
 		Frames  string `json:"frames"`
+		Failing string `json:"failing"`
+		Code    string `json:"code"`
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[inert](`({
 		pwned: window.__pwned !== undefined,
@@ -325,6 +432,8 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 		images: document.images.length,
 		reason: document.querySelector("#req-WIRE-001 .reason").textContent,
 		frames: document.querySelector("#req-WIRE-001 pre.frames").textContent,
+		failing: document.querySelector("#req-WIRE-004 .seq-row.failing .frame").textContent,
+		code: document.querySelector("#req-WIRE-001 .statement code").textContent,
 	})`))
 	if err != nil {
 		t.Fatal(err)
@@ -338,10 +447,20 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 	if !strings.Contains(got.Frames, "</pre><script>window.__pwned = 3</script>") {
 		t.Errorf("the frames do not read as text: %q", got.Frames)
 	}
+	if !strings.Contains(got.Failing, `"no \xc3"`) {
+		t.Errorf("the highlighted frame of WIRE-004 reads %q, want the answer with its byte escaped", got.Failing)
+	}
+	if got.Code != "Content-Length" {
+		t.Errorf("the statement's code span reads %q", got.Code)
+	}
 	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#latency tbody tr").length`)); err != nil || n != len(r.Latency) {
 		t.Errorf("latency table: %d rows (%v), want %d", n, err, len(r.Latency))
 	}
 
+	// Back to the first screen for the screenshot.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`)); err != nil {
+		t.Fatal(err)
+	}
 	data, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +468,24 @@ func checkReportPage(ctx context.Context, t *testing.T, r *Result, url, shot str
 	if err := os.WriteFile(shot, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("screenshot of the first screen: %s (%d bytes; go test -artifacts keeps it)", shot, len(data))
 	checkScreenshot(t, data)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("the page reported: %s", p)
+	}
+}
+
+// allHavePrefixAfter reports whether every card line holds sub after its
+// status.
+func allHavePrefixAfter(lines []string, sub string) bool {
+	for _, l := range lines {
+		if !strings.Contains(l, sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkScreenshot: a PNG of a real page, not a blank one.

@@ -49,6 +49,10 @@ type SpecResult struct {
 	Message      string   `json:"message,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
 	LastFrames   string   `json:"lastFrames,omitempty"`
+	// FrameTimes is when each frame of LastFrames' own exchange (the lines
+	// before any "around the first … violation" part) was recorded, in µs
+	// since the spec began: the HTML report's sequence diagram shows them.
+	FrameTimes []int64 `json:"frameTimesUs,omitempty"`
 	// NothingToCheck marks a not-verified spec whose engine gave it nothing
 	// to judge while behaving as the spec allows (it does not make the run
 	// incomplete).
@@ -157,6 +161,11 @@ func specsFrom(r types.Report) []SpecResult {
 			switch e.Name {
 			case "last frames":
 				res.LastFrames = e.StringRepresentation()
+			case "frame times":
+				var t []int64
+				if json.Unmarshal([]byte(e.StringRepresentation()), &t) == nil {
+					res.FrameTimes = t
+				}
 			case "warning":
 				res.Warnings = append(res.Warnings, e.StringRepresentation())
 			case "connection unserved":

@@ -150,6 +150,10 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 				// The spec's own exchange, failing or not verified.
 				if x := s.env.LastFrames(); x != "" {
 					AddReportEntry("last frames", x)
+					if t := s.env.LastFrameTimes(); len(t) > 0 {
+						data, _ := json.Marshal(t)
+						AddReportEntry("frame times", string(data))
+					}
 				}
 			}
 			if rep.Failed() && s.cfg.FailFast && checksMust(s.unexpected(ids)) && s.stoppedBy == "" {

@@ -199,6 +199,10 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 // exchange is the frames of one spec, in order, bounded: the first frames
 // up to exchangeHead bytes, then the last ones up to the rest of
 // exchangeCap; what falls between is counted and shown as elided.
+//
+// It also keeps when each kept frame was recorded, in µs since the exchange
+// began (start; 0 when start is unset): the HTML report's sequence diagram
+// reads them (SpecResult.FrameTimes).
 type exchange struct {
 	head    []string
 	headLen int
@@ -206,23 +210,44 @@ type exchange struct {
 	tailLen int
 	elided  int // bytes of frames dropped between head and tail
 	frames  int
+
+	start        time.Time
+	headT, tailT []int64 // µs since start of each line of head and tail
 }
+
+// newExchange starts an exchange now.
+func newExchange() *exchange { return &exchange{start: time.Now()} }
 
 func (x *exchange) add(line string) {
 	x.frames++
+	var t int64
+	if !x.start.IsZero() {
+		t = time.Since(x.start).Microseconds()
+	}
 	n := len(line) + 1
 	if x.tail == nil && x.headLen+n <= exchangeHead {
 		x.head = append(x.head, line)
+		x.headT = append(x.headT, t)
 		x.headLen += n
 		return
 	}
 	x.tail = append(x.tail, line)
+	x.tailT = append(x.tailT, t)
 	x.tailLen += n
 	for x.tailLen > exchangeCap-exchangeHead && len(x.tail) > 1 {
 		x.elided += len(x.tail[0]) + 1
 		x.tailLen -= len(x.tail[0]) + 1
-		x.tail = x.tail[1:]
+		x.tail, x.tailT = x.tail[1:], x.tailT[1:]
 	}
+}
+
+// times is when each frame render shows was recorded, in order, in µs
+// since the exchange began (nil for a nil exchange or one never started).
+func (x *exchange) times() []int64 {
+	if x == nil || x.start.IsZero() {
+		return nil
+	}
+	return append(append([]int64(nil), x.headT...), x.tailT...)
 }
 
 // render is the exchange as text, one frame a line, indented.
@@ -396,6 +421,15 @@ func (e *runEnv) LastFrames() string {
 		}
 	}
 	return b.String()
+}
+
+// LastFrameTimes is when each frame of the running (or last) spec's own
+// exchange (the first part of LastFrames, before any run-wide violation's
+// frames) was recorded, in µs since the spec began.
+func (e *runEnv) LastFrameTimes() []int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastExchange.times()
 }
 
 // indentLines indents every line of s by two more spaces.

@@ -115,6 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	junit := fs.String("junit", "", "write a JUnit XML report to `path`")
 	jsonPath := fs.String("json", "", "write the JSON report to `path` (with --list: print the list as JSON)")
 	htmlPath := fs.String("html", "", "write the HTML report (one self-contained file) to `path`")
+	specURL := fs.String("spec-url", "", "the `address` of engine-protocol.md the HTML report links each requirement's section to (default: engine-protocol.md beside the report)")
 	badgePath := fs.String("badge", "", "write an SVG badge of the verdict to `path`")
 	expected := fs.String("expected-failures", "", "the baseline: a `file` of requirements expected to fail, one \"ID: reason\" a line (# comments); they are reported expected failure and do not fail the run, and one that passes fails it (a stale entry)")
 	writeBaseline := fs.String("write-baseline", "", "write the run's failures as a baseline for --expected-failures to `file`")
@@ -271,22 +272,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return conformance.ExitHarness
 	}
-	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline}); err != nil {
+	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL}); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
 		return conformance.ExitHarness
 	}
 	return res.ExitCode
 }
 
-// reportPaths are the paths of the reports asked for ("" for none).
-type reportPaths struct{ json, junit, html, badge, baseline string }
+// reportPaths are the paths of the reports asked for ("" for none), and
+// the address the HTML report links the specification at (--spec-url).
+type reportPaths struct{ json, junit, html, badge, baseline, specURL string }
 
 // writeReports writes each report asked for with its own writer.
 func writeReports(res *conformance.Result, p reportPaths) error {
 	for _, out := range []struct {
 		path  string
 		write func(string) error
-	}{{p.json, res.WriteJSON}, {p.junit, res.WriteJUnit}, {p.html, res.WriteHTML}, {p.badge, res.WriteBadge}, {p.baseline, res.WriteBaseline}} {
+	}{{p.json, res.WriteJSON}, {p.junit, res.WriteJUnit}, {p.html, func(path string) error {
+		return res.WriteHTMLWith(path, conformance.HTMLOptions{SpecURL: p.specURL})
+	}}, {p.badge, res.WriteBadge}, {p.baseline, res.WriteBaseline}} {
 		if out.path == "" {
 			continue
 		}

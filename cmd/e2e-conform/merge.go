@@ -20,6 +20,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "write the merged JSON report to `path`")
 	junit := fs.String("junit", "", "write the merged JUnit XML report to `path`")
 	htmlPath := fs.String("html", "", "write the merged HTML report to `path`")
+	specURL := fs.String("spec-url", "", "the `address` of engine-protocol.md the HTML report links sections to (default: engine-protocol.md beside the report)")
 	badgePath := fs.String("badge", "", "write an SVG badge of the merged verdict to `path`")
 	expected := fs.String("expected-failures", "", "the baseline `file` to judge the merged run by (default: the one the shards ran with, which must then be the same in every shard)")
 	writeBaseline := fs.String("write-baseline", "", "write the merged run's failures as a baseline to `file`")
@@ -77,7 +78,7 @@ exit status: the merged run's (0 conformant, 1 non-conformant or a stale baselin
 		return conformance.ExitUsage
 	}
 	res.WriteSummary(stdout)
-	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline}); err != nil {
+	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL}); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
 		return conformance.ExitHarness
 	}

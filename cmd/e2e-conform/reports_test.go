@@ -13,12 +13,13 @@ import (
 )
 
 // TestHTMLAndBadgeFlags: a real run against the saboteur writes the HTML
-// report, the badge and the latency of its calls.
+// report (its sections linked at --spec-url), the badge and the latency of
+// its calls.
 func TestHTMLAndBadgeFlags(t *testing.T) {
 	dir := t.TempDir()
 	html, badge, report := filepath.Join(dir, "report.html"), filepath.Join(dir, "badge.svg"), filepath.Join(dir, "report.json")
 	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", filepath.Join(bins(t), "saboteur"), "--only", "WIRE-002",
-		"--json", report, "--html", html, "--badge", badge)
+		"--json", report, "--html", html, "--badge", badge, "--spec-url", "https://example.org/spec/engine-protocol.md")
 	out, _ := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); code != conformance.ExitConformant {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
@@ -41,7 +42,8 @@ func TestHTMLAndBadgeFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"verdict: conformant · exit 0", `id="req-WIRE-002"`, `<table id="latency">`} {
+	for _, want := range []string{"verdict: conformant · exit 0", `id="req-WIRE-002"`, `<table id="latency">`,
+		`href="https://example.org/spec/engine-protocol.md#11-framing"`} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the HTML report lacks %q", want)
 		}
