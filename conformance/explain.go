@@ -271,7 +271,7 @@ func explain(r *Result) {
 // lastReceived is the last frame the server wrote in an exchange's own
 // part (before the frames around a run-wide violation).
 func lastReceived(exchange string) string {
-	frames := parseExchange(exchange)
+	frames := exchangeFrames(exchange)
 	if i := lastFrame(frames, len(frames), func(f exchangeFrame) bool { return !f.sent && !f.around }); i >= 0 {
 		return frames[i].line()
 	}

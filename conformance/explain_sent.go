@@ -57,7 +57,6 @@ func (f exchangeFrame) line() string {
 }
 
 var (
-	frameStartRE  = regexp.MustCompile(`^(conn \d+ \([a-z]+\)) (send|recv) (.*)$`)
 	frameMethodRE = regexp.MustCompile(`"method":"([^"]*)"`)
 	frameIDRE     = regexp.MustCompile(`"id":(-?\d+|"(?:[^"\\]|\\.)*"|null)`)
 	// suiteRequestRE and serverRequestRE find the request a run-wide
@@ -70,26 +69,16 @@ var (
 	namedMethodRE = regexp.MustCompile(`\$/abort|\b(?:engine|session|lifecycle|state|artifacts|keyboard|attempt)/[A-Za-z]+|\binitialize\b|\bshutdown\b`)
 )
 
-// parseExchange splits an exchange's text into its frames.
-func parseExchange(exchange string) []exchangeFrame {
+// exchangeFrames is an exchange's frames in order, read by the report's
+// parser (parseExchange): its own, then those around run-wide violations.
+func exchangeFrames(exchange string) []exchangeFrame {
 	var frames []exchangeFrame
-	around := false
-	for _, l := range strings.Split(exchange, "\n") {
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "around the first") {
-			around = true
-			continue
+	for _, g := range parseExchange(exchange, nil).Groups {
+		for _, r := range g.Rows {
+			if r.Elided == "" {
+				frames = append(frames, exchangeFrame{label: r.Conn, sent: r.Sent, text: r.Text, around: g.Caption != ""})
+			}
 		}
-		if m := frameStartRE.FindStringSubmatch(t); m != nil {
-			frames = append(frames, exchangeFrame{label: m[1], sent: m[2] == "send", text: m[3], around: around})
-			continue
-		}
-		if n := len(frames); n > 0 {
-			frames[n-1].text += "\n" + t // a raw write's next line
-		}
-	}
-	for i := range frames {
-		frames[i].text = strings.TrimRight(frames[i].text, "\n")
 	}
 	return frames
 }
@@ -102,7 +91,7 @@ func parseExchange(exchange string) []exchangeFrame {
 // Never the suite's own answer to a server request, nor the close sequence
 // when anything else was sent. "" when the exchange holds no such frame.
 func requestUnderTest(exchange, reason, came string) string {
-	frames := parseExchange(exchange)
+	frames := exchangeFrames(exchange)
 	if len(frames) == 0 {
 		return ""
 	}

@@ -9,6 +9,6 @@ func IsRunWide(text string) bool { return isRunWide(text) }
 
 // IsAnswerLine reports whether an exchange line is a JSON-RPC response.
 func IsAnswerLine(line string) bool {
-	fs := parseExchange(line)
+	fs := exchangeFrames(line)
 	return len(fs) == 1 && fs[0].answer()
 }
