@@ -222,7 +222,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
-			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline"),
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url"),
 		}, stdout, stderr)
 	}
 	if set(fs, "parallel") {
@@ -239,8 +239,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return parallelRun(parallelConfig{
 			shards: *parallel, cfg: cfg, verbose: *verbose,
-			args:    childArgs(fs, args, "parallel", "json", "junit", "html", "badge", "trace", "write-baseline"),
-			reports: reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline},
+			args:    childArgs(fs, args, "parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url"),
+			reports: reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL},
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
