@@ -183,15 +183,27 @@
 //   - Keyboard: ControlOrMeta is Control; characters not on the US layout are
 //     typed as IME commits (one input event each); keyboard/press of such a
 //     character is UNSUPPORTED_CAPABILITY.
-//   - JavaScript dialogs (web-engine §2.11): the engine offers no dialog
-//     handler, so every dialog is unhandled: dismissed at once (a confirm
-//     answers false, a prompt null, a beforeunload keeps the page), one
-//     attempt/appLog line (system, warning), and the next operation fails
-//     with INVALID_STATE "unhandled <type> dialog: <message>" (the first
-//     such dialog since the last operation, thrown once); a type other than
-//     alert, confirm, prompt and beforeunload makes it ENGINE_FAILURE
+//   - JavaScript dialogs (web-engine §2.11): the protocol offers no dialog
+//     handler, so by default every dialog is unhandled: dismissed at once (a
+//     confirm answers false, a prompt null, a beforeunload keeps the page),
+//     one attempt/appLog line (system, warning), and the next operation
+//     fails with INVALID_STATE "unhandled <type> dialog: <message>" (the
+//     first such dialog since the last operation, thrown once); a type other
+//     than alert, confirm, prompt and beforeunload makes it ENGINE_FAILURE
 //     (TestUnhandledDialogs). Every operation takes it but
 //     artifacts/stopVideo, which only ends a recording.
+//   - Extension: the client notification "web/dialogs" {attemptId, accept,
+//     promptText?} (DialogsMethod) sets the open attempt's dialog policy.
+//     With accept true every dialog of a known type is accepted (a prompt
+//     answers promptText, else its default; a beforeunload leaves the
+//     page), one attempt/appLog line (system, info) says "accepted <type>
+//     dialog: <message>", and nothing fails. Engines that do not know the
+//     notification ignore it (engine protocol §1.4), so a client may send it
+//     to any engine; the MCP host's dialogs tool does (mcp/README.md).
+//   - session/open answers after the app log line of a document that
+//     answered >= 400 ("404 Not Found <url>", network) was sent: the
+//     protocol's session/open result is null, so that line is where a
+//     client reads a navigation's HTTP status.
 //   - attempt/appLog: console warnings, errors and failed asserts (with the
 //     script position), uncaught exceptions, responses >= 400 (a missing
 //     favicon aside) and failed requests (aborts aside); URLs in lines are

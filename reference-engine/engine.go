@@ -183,6 +183,7 @@ type Engine struct {
 	attempt *server.Attempt // the open attempt
 	sess    *session
 	envSent map[string]bool   // attempt ids whose environment was sent
+	dialogs dialogPolicy      // the dialog policy (DialogsMethod) of the attempt it names
 	notice  func(line string) // lifecycle/init's engine/log (D29); nil before init
 }
 

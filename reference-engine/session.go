@@ -259,7 +259,9 @@ func (t *tab) pump() {
 			case *page.EventNavigatedWithinDocument:
 				t.navigatedWithin(ev.URL)
 			case *page.EventJavascriptDialogOpening:
-				go t.dismiss(ev)
+				go t.answerDialog(ev)
+			case pumpBarrier:
+				close(ev)
 			case *runtime.EventConsoleAPICalled:
 				t.console(ev)
 			case *runtime.EventExceptionThrown:
@@ -495,6 +497,10 @@ func (e *Engine) Open(ctx context.Context, op server.Operation, raw string) erro
 		}
 		return navError(ctx, cctx, raw, err)
 	}
+	// The app log line of a document that answered >= 400 ("404 Not
+	// Found <url>") is sent before the answer: a client reads the status
+	// of the navigation there.
+	t.flush(cctx)
 	return nil
 }
 

@@ -24,7 +24,8 @@ func TestDerivation(t *testing.T) {
 	secrets := []string{`"admin" (password)`}
 	web := []string{"observe", "tap", "double_tap", "long_press", "right_click", "hover", "scroll_to", "type", "press",
 		"dismiss_keyboard", "select", "check", "drag", "upload", "scroll", "navigate", "back", "screenshot", "tap_at", "hover_at", "type_at",
-		"press_at", "select_at", "type_secret", "locate", "start_recording", "stop_recording"}
+		"press_at", "select_at", "type_secret", "locate", "start_recording", "stop_recording",
+		"fill_form", "wait_for", "dialogs"}
 	tests := []struct {
 		name     string
 		manifest func() wire.Manifest
@@ -124,7 +125,7 @@ func TestLinesAndDetail(t *testing.T) {
 		ro := strings.HasSuffix(l, " [read-only]")
 		name := strings.Fields(strings.TrimPrefix(l, "- "))[0]
 		name = strings.TrimSuffix(name, ":")
-		if want := name == "observe" || name == "locate" || name == "screenshot"; ro != want {
+		if want := name == "observe" || name == "locate" || name == "screenshot" || name == "wait_for"; ro != want {
 			t.Errorf("%s: read-only %v", l, ro)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/e2e-conform/toolkit/mcp/policy"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -35,9 +36,14 @@ func TextResult(s string) *Result { return &Result{Text: s} }
 // change of the screen is expected. The session runs Do, re-observes and
 // answers with the lead and the screen update, or the failure lead and the
 // re-observed screen (spec mcp.md §3.5).
+//
+// Lead and Attempt are read after Do returns, so Do may set them (fill_form
+// reports each field so). Target is the node acted on, "" for the focused
+// field or none: a secure one shows no change when typed into.
 type Action struct {
 	Lead, Attempt string
 	Expect        bool
+	Target        string
 	Do            func(ctx context.Context) error
 }
 
@@ -80,6 +86,14 @@ type Driver interface {
 	StartRecording(ctx context.Context, name string) (*Result, error)
 	StopRecording(ctx context.Context) (*Result, error)
 	Point(ctx context.Context, tool string, in PointArgs) (*Result, error)
+
+	// This host's additions beside the upstream catalog: ObserveWithin
+	// answers observe {within}, WaitFor wait_for, FillForm fill_form and
+	// Dialogs dialogs.
+	ObserveWithin(ctx context.Context, id string) (*Result, error)
+	WaitFor(ctx context.Context, in WaitForArgs) (*Result, error)
+	FillForm(ctx context.Context, fields []FormField) (*Result, error)
+	Dialogs(ctx context.Context, in DialogsArgs) (*Result, error)
 }
 
 // Argument types with the constraints of spec §3.3; the schema of each is
@@ -104,7 +118,27 @@ type (
 	Files []string
 	// RecordingName is the file name part of a recording.
 	RecordingName string
+	// WaitSeconds is wait_for's bound, more than 0 and at most
+	// MaxWaitSeconds.
+	WaitSeconds float64
 )
+
+// MaxWaitSeconds bounds wait_for; DefaultWaitSeconds is its default.
+const (
+	MaxWaitSeconds     = 30
+	DefaultWaitSeconds = 5
+)
+
+// UnmarshalJSON reads a node id, a leading "#" (as listings print it:
+// "#n16") dropped.
+func (n *NodeID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*n = NodeID(strings.TrimPrefix(s, "#"))
+	return nil
+}
 
 // UnmarshalJSON reads any JSON number of integer value (2.0 is one).
 func (t *Times) UnmarshalJSON(b []byte) error {
@@ -120,7 +154,8 @@ func ptr[T any](v T) *T { return &v }
 
 // argSchemas are the JSON Schemas of the argument types.
 var argSchemas = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[NodeID]():        {Type: "string", MinLength: ptr(1), Description: `Node id from the newest observation, e.g. "n42"`},
+	reflect.TypeFor[NodeID]():        {Type: "string", MinLength: ptr(1), Description: `Node id from the newest observation, e.g. "n42" (or "#n42")`},
+	reflect.TypeFor[WaitSeconds]():   {Type: "number", ExclusiveMinimum: ptr(0.0), Maximum: ptr(float64(MaxWaitSeconds)), Description: "How long to wait at most, in seconds; default 5"},
 	reflect.TypeFor[Direction]():     {Enum: []any{wire.DirectionUp, wire.DirectionDown, wire.DirectionLeft, wire.DirectionRight}, Description: "Direction of travel through the content"},
 	reflect.TypeFor[Times]():         {Type: "integer", Minimum: ptr(1.0), Maximum: ptr(20.0), Description: "How many times, default 1"},
 	reflect.TypeFor[PixelX]():        {Type: "number", Minimum: ptr(0.0), Description: "Pixels from the left edge of the latest screenshot"},
@@ -130,6 +165,13 @@ var argSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[Text]():          {Type: "string", MinLength: ptr(1)},
 	reflect.TypeFor[Files]():         {Type: "array", MinItems: ptr(1), MaxItems: ptr(64), Items: &jsonschema.Schema{Type: "string", MinLength: ptr(1)}, Description: "Project-relative file paths"},
 	reflect.TypeFor[RecordingName](): {Type: "string", Pattern: "^[A-Za-z0-9][A-Za-z0-9_-]*$", MaxLength: ptr(64), Description: "File name part"},
+	reflect.TypeFor[FormFields](): {Type: "array", MinItems: ptr(1), MaxItems: ptr(MaxFormFields), Description: "The fields to fill, in order",
+		Items: &jsonschema.Schema{Type: "object", Required: []string{"target", "value"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+			PropertyOrder: []string{"target", "value"},
+			Properties: map[string]*jsonschema.Schema{
+				"target": {Type: "string", MinLength: ptr(1), Description: `Node id from the newest observation, e.g. "n42"`},
+				"value":  {Type: "string", Description: `Text to type; "true" or "false" for a checkbox, radio or switch; the option's label for a select box`},
+			}}},
 }
 
 // SchemaFor infers the closed JSON Schema of the argument struct In, as
@@ -307,7 +349,39 @@ type (
 	RecordArgs struct {
 		Name RecordingName `json:"name,omitempty"`
 	}
+	// ObserveArgs is observe: the whole screen, or one subtree.
+	ObserveArgs struct {
+		Within NodeID `json:"within,omitempty" jsonschema:"List only the subtree of this node id (e.g. a table or dialog of a long page)"`
+	}
+	// WaitForArgs is wait_for: exactly one of Text and Role; Name only
+	// with Role.
+	WaitForArgs struct {
+		Text    Text        `json:"text,omitempty" jsonschema:"A text a node's name, text or value contains"`
+		Role    Text        `json:"role,omitempty" jsonschema:"A role, e.g. \"dialog\" or \"button\""`
+		Name    Text        `json:"name,omitempty" jsonschema:"With role: the node's name contains it"`
+		Gone    bool        `json:"gone,omitempty" jsonschema:"true: wait until no such node is on screen"`
+		Timeout WaitSeconds `json:"timeout,omitempty"`
+	}
+	// FormField is one field of fill_form.
+	FormField struct {
+		Target NodeID `json:"target"`
+		Value  string `json:"value" jsonschema:"Text to type; \"true\" or \"false\" for a checkbox, radio or switch; the option's label for a select box"`
+	}
+	// FillFormArgs is fill_form.
+	FillFormArgs struct {
+		Fields FormFields `json:"fields"`
+	}
+	// FormFields are fill_form's fields, 1 to MaxFormFields.
+	FormFields []FormField
+	// DialogsArgs is dialogs.
+	DialogsArgs struct {
+		Accept     bool   `json:"accept" jsonschema:"true: accept native dialogs (OK); false: dismiss them (Cancel), the default"`
+		PromptText string `json:"promptText,omitempty" jsonschema:"With accept: the text a prompt dialog answers; default the prompt's own default"`
+	}
 )
+
+// MaxFormFields is the most fields one fill_form call fills.
+const MaxFormFields = 50
 
 // caps is what a manifest and the options offer the tool gates.
 type caps struct {
@@ -393,7 +467,7 @@ func node(name, kind, desc, lead, attempt string) spec {
 }
 
 func perform(d Driver, id string, la wire.LocatorAction, lead, attempt string) *Action {
-	return &Action{Lead: lead, Attempt: attempt, Expect: true, Do: func(ctx context.Context) error { return d.Perform(ctx, id, la) }}
+	return &Action{Lead: lead, Attempt: attempt, Expect: true, Target: id, Do: func(ctx context.Context) error { return d.Perform(ctx, id, la) }}
 }
 
 // repeat runs do times times.
@@ -479,8 +553,13 @@ func pointRow[In any](name, desc string, gate func(caps) bool, args func(In) Poi
 // table is every catalog tool in catalog order (spec §3.1), each name's
 // variants together.
 var table = []spec{
-	def("observe", "Show the whole current screen: one line per node with its id, role, name, text, value and states. Node ids from it are valid until the next observation.", true,
-		func(c caps) bool { return true }, func(ctx context.Context, d Driver, _ NoArgs) (*Result, error) { return d.Observe(ctx) }),
+	def("observe", "Show the whole current screen: one line per node with its id, role, name, text, value and states. Node ids from it are valid until the next observation. within lists one subtree only (this host's addition), e.g. a table or dialog of a long page.", true,
+		func(c caps) bool { return true }, func(ctx context.Context, d Driver, in ObserveArgs) (*Result, error) {
+			if in.Within != "" {
+				return d.ObserveWithin(ctx, string(in.Within))
+			}
+			return d.Observe(ctx)
+		}),
 	node("tap", wire.ActionTap, "Tap or click one node: the gesture for a button, link, menu item, tab, checkbox, row, or field.", "Tapped #%s.", "tap #%s"),
 	node("double_tap", wire.ActionDoubleTap, "Double-tap or double-click one node.", "Double-tapped #%s.", "double_tap #%s"),
 	node("long_press", wire.ActionLongPress, "Long-press one node (press and hold).", "Long-pressed #%s.", "long_press #%s"),
@@ -565,6 +644,9 @@ var table = []spec{
 	act("navigate", "Open a URL: absolute http(s), about:blank, or a path relative to the app URL.", func(c caps) bool { return c.open },
 		func(d Driver, in NavigateArgs) (*Action, error) {
 			raw := string(in.URL)
+			if err := policy.NavigateArg(raw); err != nil {
+				return nil, err
+			}
 			return &Action{Lead: fmt.Sprintf("Navigated to %s.", raw), Attempt: "navigate " + raw, Expect: true,
 				Do: func(ctx context.Context) error { return d.Navigate(ctx, raw) }}, nil
 		}),
@@ -596,6 +678,34 @@ var table = []spec{
 		}),
 	def("stop_recording", "Stop the running recording and save its video.", false,
 		func(c caps) bool { return c.recorder }, func(ctx context.Context, d Driver, _ NoArgs) (*Result, error) { return d.StopRecording(ctx) }),
+	// This host's additions beside the upstream catalog (mcp/README.md).
+	def("fill_form", "Fill several fields in one call: each {target, value} types into a text field, checks (\"true\") or unchecks (\"false\") a checkbox, radio or switch, or selects the option labelled value in a select box; each field is reported. This host's addition.", false,
+		func(c caps) bool { return c.fill }, func(ctx context.Context, d Driver, in FillFormArgs) (*Result, error) {
+			return d.FillForm(ctx, in.Fields)
+		}),
+	def("wait_for", "Wait until a text or a node of a role (and name) appears, or with gone: true disappears, at most timeout seconds (default 5, at most 30). Answers with what changed on screen; this host's addition.", true,
+		func(c caps) bool { return true }, func(ctx context.Context, d Driver, in WaitForArgs) (*Result, error) {
+			n := 0
+			for _, v := range []Text{in.Text, in.Role} {
+				if v != "" {
+					n++
+				}
+			}
+			if n != 1 {
+				return nil, invalidArg("call wait_for: give exactly one of text or role; tools {tool: \"wait_for\"} shows its arguments")
+			}
+			if in.Name != "" && in.Role == "" {
+				return nil, invalidArg("call wait_for: name only narrows a role; tools {tool: \"wait_for\"} shows its arguments")
+			}
+			return d.WaitFor(ctx, in)
+		}),
+	def("dialogs", "Set how this session answers native dialogs (alert, confirm, prompt, beforeunload): accept true accepts each one from now on (OK; a prompt answers promptText, else its default), false dismisses them (Cancel), the default. This host's addition; it needs an engine that takes the dialog policy (the built-in web engine does).", false,
+		func(c caps) bool { return c.perform }, func(ctx context.Context, d Driver, in DialogsArgs) (*Result, error) {
+			if in.PromptText != "" && !in.Accept {
+				return nil, invalidArg("call dialogs: promptText goes with accept: true; tools {tool: \"dialogs\"} shows its arguments")
+			}
+			return d.Dialogs(ctx, in)
+		}),
 }
 
 // typeSecret is offered with a fill action and at least one secret; its

@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,6 +74,23 @@ func (f *fakeDriver) Point(_ context.Context, tool string, in catalog.PointArgs)
 	return catalog.TextResult(tool + " " + in.Value + in.Key), nil
 }
 
+func (f *fakeDriver) ObserveWithin(_ context.Context, id string) (*catalog.Result, error) {
+	return catalog.TextResult("within " + id), nil
+}
+func (f *fakeDriver) WaitFor(_ context.Context, in catalog.WaitForArgs) (*catalog.Result, error) {
+	return catalog.TextResult(fmt.Sprintf("wait %s|%s|%s gone=%v %v", in.Text, in.Role, in.Name, in.Gone, float64(in.Timeout))), nil
+}
+func (f *fakeDriver) FillForm(_ context.Context, fields []catalog.FormField) (*catalog.Result, error) {
+	var parts []string
+	for _, x := range fields {
+		parts = append(parts, string(x.Target)+"="+x.Value)
+	}
+	return catalog.TextResult("fill " + strings.Join(parts, ",")), nil
+}
+func (f *fakeDriver) Dialogs(_ context.Context, in catalog.DialogsArgs) (*catalog.Result, error) {
+	return catalog.TextResult(fmt.Sprintf("dialogs %v %q", in.Accept, in.PromptText)), nil
+}
+
 // TestRun: each tool decodes its typed arguments and asks the driver for
 // the engine calls of spec §3.2, with the leads of §3.5.
 func TestRun(t *testing.T) {
@@ -101,6 +119,14 @@ func TestRun(t *testing.T) {
 		{"locate", `{"role":"button"}`, "locate button  exact", nil},
 		{"type_at", `{"x":1,"y":2,"value":"v"}`, "type_at v", nil},
 		{"start_recording", `{"name":"demo"}`, "record demo", nil},
+		// Issue 29: a listing's "#n16" is read as n16.
+		{"tap", `{"target":"#n16"}`, "Tapped #n16. | tap #n16", []string{"perform n16 tap "}},
+		{"drag", `{"target":"#n1","to":"#n2"}`, "Dragged #n1 to #n2. | drag #n1 to #n2", []string{"perform n1 dragTo "}},
+		{"observe", `{"within":"#n42"}`, "within n42", nil},
+		{"wait_for", `{"text":"Saved"}`, "wait Saved|| gone=false 0", nil},
+		{"wait_for", `{"role":"dialog","name":"Details","gone":true,"timeout":2.5}`, "wait |dialog|Details gone=true 2.5", nil},
+		{"fill_form", `{"fields":[{"target":"#n1","value":"Ada"},{"target":"n2","value":"true"}]}`, "fill n1=Ada,n2=true", nil},
+		{"dialogs", `{"accept":true,"promptText":"Bob"}`, `dialogs true "Bob"`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+tt.args, func(t *testing.T) {
@@ -123,6 +149,34 @@ func TestRun(t *testing.T) {
 				t.Errorf("calls %q, want %q", d.got, tt.calls)
 			}
 		})
+	}
+	// Arguments the schema cannot say are wrong are INVALID_ARGUMENT before
+	// anything runs.
+	for _, bad := range []struct{ tool, args, want string }{
+		{"wait_for", `{}`, "INVALID_ARGUMENT: call wait_for: give exactly one of text or role"},
+		{"wait_for", `{"text":"a","role":"button"}`, "INVALID_ARGUMENT: call wait_for: give exactly one of text or role"},
+		{"wait_for", `{"text":"a","name":"b"}`, "INVALID_ARGUMENT: call wait_for: name only narrows a role"},
+		{"dialogs", `{"accept":false,"promptText":"x"}`, "INVALID_ARGUMENT: call dialogs: promptText goes with accept: true"},
+	} {
+		tool, _ := c.Lookup(bad.tool)
+		d := &fakeDriver{m: full()}
+		if _, err := tool.Run(context.Background(), d, json.RawMessage(bad.args)); err == nil || !strings.HasPrefix(err.Error(), bad.want) {
+			t.Errorf("%s %s: %v, want %s", bad.tool, bad.args, err, bad.want)
+		}
+	}
+	for _, bad := range []struct{ tool, args string }{
+		{"wait_for", `{"text":"a","timeout":31}`},
+		{"wait_for", `{"text":"a","timeout":0}`},
+		{"fill_form", `{"fields":[]}`},
+		{"fill_form", `{"fields":[{"target":"n1"}]}`},
+		{"fill_form", `{"fields":[{"target":"n1","value":"x","extra":1}]}`},
+		{"dialogs", `{}`},
+		{"observe", `{"within":""}`},
+	} {
+		tool, _ := c.Lookup(bad.tool)
+		if _, err := tool.Validate(json.RawMessage(bad.args)); err == nil || !strings.HasPrefix(err.Error(), "INVALID_ARGUMENT: call "+bad.tool+": ") {
+			t.Errorf("%s %s validated: %v", bad.tool, bad.args, err)
+		}
 	}
 	// A key that does not parse is INVALID_ARGUMENT before anything runs.
 	press, _ := c.Lookup("press")

@@ -62,6 +62,34 @@ func ResolveURL(raw, base string) (string, error) {
 	}
 }
 
+// NavigateArg checks what an agent gave navigate before it is resolved: an
+// absolute URL (any scheme: ResolveURL's policy refuses the ones it does not
+// open), or a path — starting with "/", "./", "../", "?" or "#" — without
+// whitespace. Anything else ("not a url", "example.com") is
+// INVALID_ARGUMENT rather than a path under the app URL that opens a 404
+// page.
+func NavigateArg(raw string) error {
+	if raw == "about:blank" {
+		return nil
+	}
+	ok := false
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+		ok = true
+	}
+	for _, p := range []string{"/", "./", "../", "?", "#"} {
+		if strings.HasPrefix(raw, p) && !strings.HasPrefix(raw, "//") {
+			ok = true
+		}
+	}
+	if !ok {
+		return invalid("navigate: %q is neither an absolute http(s) URL (https://host/…) nor a path (/…, ./…, ?…)", raw)
+	}
+	if strings.ContainsAny(raw, " \t\r\n\x00") {
+		return invalid("navigate: %q contains whitespace: percent-encode it (%%20)", raw)
+	}
+	return nil
+}
+
 // UploadPaths checks the files of one upload call against the project root
 // (spec §6.5) and returns their absolute paths. Refused: more than
 // MaxUploadFiles, blank or absolute paths, paths that leave the root

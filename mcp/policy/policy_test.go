@@ -185,3 +185,22 @@ func TestConfigPath(t *testing.T) {
 		t.Errorf("dangling: %q", got)
 	}
 }
+
+// TestNavigateArg: navigate takes an absolute URL or a path; anything else
+// is INVALID_ARGUMENT before it could open a 404 page under the app URL
+// (issue 29).
+func TestNavigateArg(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"https://app.test/x": true, "http://localhost:3000": true, "about:blank": true, "file:///etc/passwd": true,
+		"/form": true, "./a": true, "../b": true, "?q=1": true, "#top": true,
+		"not a url": false, "form": false, "example.com": false, "//evil.test/x": false, "/a b": false, "": false,
+	} {
+		err := NavigateArg(raw)
+		if ok != (err == nil) {
+			t.Errorf("NavigateArg(%q) = %v, want ok %v", raw, err, ok)
+		}
+		if err != nil && !errors.Is(err, mcperr.InvalidArgument) {
+			t.Errorf("NavigateArg(%q) = %v, want INVALID_ARGUMENT", raw, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -42,11 +43,101 @@ type Screen struct {
 	// (Options.MaxBytes); its marker wins over the engine's.
 	ByteCut     bool
 	Unavailable bool
-	// IDs holds the node id of every listed node: a node past a byte cut
-	// was never shown, so its id is not valid.
+	// IDs holds the node id of every node shown for this observation: the
+	// listed ones, and those a diff, a subtree (Within) or a locate showed
+	// since. A node past a byte cut that was never shown has no valid id.
 	IDs map[string]*wire.SemanticNode
 	// Snapshot is the observation rendered.
 	Snapshot *wire.EngineSnapshot
+
+	opts Options
+	// all is every node of the observation in document order: the diff
+	// covers the whole screen, not only what a cut listing shows.
+	all []item
+	// gaps maps a line index to the number of nodes left out before it.
+	gaps map[int]int
+}
+
+// Show makes the id of n valid for this observation: a node the agent was
+// shown outside the listing (by a locate, say).
+func (s *Screen) Show(n *wire.SemanticNode) {
+	if n.Ref.ID != "" {
+		s.IDs[n.Ref.ID] = n
+	}
+}
+
+// Same reports whether s and o show the same screen: the same path and,
+// over the whole observation (not only the listed part), the same nodes
+// with the same lines, the focused state aside.
+func (s *Screen) Same(o *Screen) bool {
+	if s.Unavailable || o.Unavailable || s.Path != o.Path || len(s.all) != len(o.all) {
+		return false
+	}
+	for i := range s.all {
+		a, b := s.all[i], o.all[i]
+		if a.ID != b.ID || a.Depth != b.Depth || a.key != b.key {
+			return false
+		}
+	}
+	return true
+}
+
+// Find returns the node of the observation with id, listed or not.
+func (s *Screen) Find(id string) *wire.SemanticNode {
+	for _, it := range s.all {
+		if it.ID == id {
+			return it.node
+		}
+	}
+	return nil
+}
+
+// Within renders the subtree of the node id (spec: observe {within}): its
+// lines in document order under the byte limit, every listed id then
+// valid. ok is false when the observation has no such node.
+func (s *Screen) Within(id string) (text string, ok bool) {
+	start := -1
+	for i, it := range s.all {
+		if it.ID == id {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return "", false
+	}
+	limit := s.opts.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	budget := limit - len(ByteMarker) - 1
+	base := s.all[start].Depth
+	var b strings.Builder
+	used, n, cut := 0, 0, false
+	for i := start; i < start+s.all[start].span; i++ {
+		it := s.all[i]
+		d := it.Depth - base
+		sz := min(d, MaxIndent) + len(it.Text)
+		if n > 0 {
+			sz++
+		}
+		if n > 0 && used+sz > budget {
+			cut = true
+			break
+		}
+		used += sz
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Repeat(" ", min(d, MaxIndent)))
+		b.WriteString(it.Text)
+		s.IDs[it.ID] = it.node
+		n++
+	}
+	if cut {
+		b.WriteString("\n" + ByteMarker)
+	}
+	return fmt.Sprintf("Subtree of #%s (%s, %d nodes):\n%s", id, s.where(), n, b.String()), true
 }
 
 // Options configure how an observation is rendered.
@@ -120,11 +211,17 @@ func mayBeCut(s string, limit int) bool {
 	return n >= limit-1
 }
 
-// New renders snap as revision rev.
+// New renders snap as revision rev. When the listing does not fit the
+// byte limit, what an agent needs first is listed before anything the cut
+// drops: an open modal (a dialog or alertdialog node, `<dialog open>` or
+// `aria-modal="true"` on the web) and the region of the focused node, each
+// with the nodes above it; then the rest in document order as far as it
+// fits. A line "[… N nodes not listed here …]" stands where nodes were left
+// out between listed ones.
 func New(snap *wire.EngineSnapshot, rev string, o Options) *Screen {
 	redact := o.redact()
 	s := &Screen{Revision: rev, Path: redact(PathOf(snap.Location)), Truncated: snap.Truncated,
-		Unavailable: snap.TreeUnavailable, IDs: map[string]*wire.SemanticNode{}, Snapshot: snap}
+		Unavailable: snap.TreeUnavailable, IDs: map[string]*wire.SemanticNode{}, Snapshot: snap, opts: o}
 	if snap.TreeUnavailable {
 		return s
 	}
@@ -132,33 +229,161 @@ func New(snap *wire.EngineSnapshot, rev string, o Options) *Screen {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
+	s.all = flatten(&snap.Root, o)
 	// A cut listing ends with "\n" + ByteMarker: what the lines may use.
 	budget := limit - len(ByteMarker) - 1
-	used := 0
-	var walk func(n *wire.SemanticNode, depth int) bool
-	walk = func(n *wire.SemanticNode, depth int) bool {
-		text, key := NodeLine(n, o)
-		size := min(depth, MaxIndent) + len(text)
-		if len(s.Lines) > 0 {
-			size++ // the newline before it
+	total := 0
+	for i, it := range s.all {
+		total += it.size(i)
+	}
+	if total <= budget {
+		for _, it := range s.all {
+			s.IDs[it.ID] = it.node
+			s.Lines = append(s.Lines, it.Line)
 		}
-		if len(s.Lines) > 0 && used+size > budget {
+		return s
+	}
+	s.ByteCut, s.Truncated = true, true
+	regions := priorityRegions(s.all)
+	// Each region may leave a gap before and after it, and one follows the
+	// nodes listed in document order.
+	budget -= (2*len(regions) + 1) * gapMax
+	keep := make([]bool, len(s.all))
+	used := 0
+	take := func(i int) bool {
+		if keep[i] {
+			return true
+		}
+		sz := s.all[i].size(i)
+		if i > 0 && used+sz > budget {
 			return false
 		}
-		used += size
-		s.IDs[n.Ref.ID] = n
-		s.Lines = append(s.Lines, Line{ID: n.Ref.ID, Depth: depth, Text: text, key: key})
-		for i := range n.Children {
-			if !walk(&n.Children[i], depth+1) {
-				return false
-			}
-		}
+		keep[i], used = true, used+sz
 		return true
 	}
-	if !walk(&snap.Root, 0) {
-		s.ByteCut, s.Truncated = true, true
+	take(0) // the root is always listed
+	// The priority regions, each with the nodes above it, while they fit.
+	for _, r := range regions {
+		for _, a := range ancestors(s.all, r) {
+			take(a)
+		}
+		for i := r; i < r+s.all[r].span; i++ {
+			if !take(i) {
+				break
+			}
+		}
+	}
+	// Then the rest in document order, as long as it fits.
+	for i := range s.all {
+		if !take(i) {
+			break
+		}
+	}
+	s.gaps = map[int]int{}
+	skipped := 0
+	for i, it := range s.all {
+		if !keep[i] {
+			skipped++
+			continue
+		}
+		if skipped > 0 {
+			s.gaps[len(s.Lines)] = skipped
+			skipped = 0
+		}
+		s.IDs[it.ID] = it.node
+		s.Lines = append(s.Lines, it.Line)
 	}
 	return s
+}
+
+// gapMax is the most bytes a gap line takes, its newline included.
+var gapMax = len("\n" + gapLine(9999999))
+
+// gapLine stands where n nodes were left out of a cut listing.
+func gapLine(n int) string { return fmt.Sprintf("[… %d nodes not listed here …]", n) }
+
+// item is one node of the whole observation in document order.
+type item struct {
+	Line
+	node   *wire.SemanticNode
+	parent int // index of the parent item, -1 for the root
+	span   int // the item and its descendants
+}
+
+// size is the bytes the item's line takes in a listing: indentation, text,
+// and the newline before it (none before the first).
+func (it item) size(i int) int {
+	n := min(it.Depth, MaxIndent) + len(it.Text)
+	if i > 0 {
+		n++
+	}
+	return n
+}
+
+// flatten lists every node under root in document order.
+func flatten(root *wire.SemanticNode, o Options) []item {
+	var out []item
+	var walk func(n *wire.SemanticNode, depth, parent int)
+	walk = func(n *wire.SemanticNode, depth, parent int) {
+		text, key := NodeLine(n, o)
+		i := len(out)
+		out = append(out, item{Line: Line{ID: n.Ref.ID, Depth: depth, Text: text, key: key}, node: n, parent: parent})
+		for c := range n.Children {
+			walk(&n.Children[c], depth+1, i)
+		}
+		out[i].span = len(out) - i
+	}
+	walk(root, 0, -1)
+	return out
+}
+
+// modalRoles are the roles of a node listed first when a listing is cut
+// (an open `<dialog>` or an `aria-modal` one).
+var modalRoles = map[string]bool{"dialog": true, "alertdialog": true}
+
+// regionRoles bound the region of the focused node listed first when a
+// listing is cut: its nearest ancestor of one of these roles.
+var regionRoles = map[string]bool{"dialog": true, "alertdialog": true, "form": true, "group": true, "region": true,
+	"search": true, "main": true, "navigation": true, "banner": true, "contentinfo": true, "complementary": true,
+	"table": true, "grid": true, "list": true, "listbox": true, "menu": true, "menubar": true, "toolbar": true,
+	"tablist": true, "tabpanel": true, "tree": true, "radiogroup": true, "row": true}
+
+// priorityRegions are the items listed first in a cut listing: every
+// open modal not inside another, then the focused node's region.
+func priorityRegions(all []item) []int {
+	var out []int
+	for i := 0; i < len(all); i++ {
+		n := all[i].node
+		if n.Role != nil && modalRoles[*n.Role] && !n.State("hidden") {
+			out = append(out, i)
+			i += all[i].span - 1
+		}
+	}
+	for i, it := range all {
+		if !it.node.State("focused") {
+			continue
+		}
+		r := i
+		for p := it.parent; p > 0; p = all[p].parent {
+			if n := all[p].node; n.Role != nil && regionRoles[*n.Role] {
+				r = p
+				break
+			}
+		}
+		out = append(out, r)
+		break
+	}
+	return out
+}
+
+// ancestors are the indexes of the items above i, root first.
+func ancestors(all []item, i int) []int {
+	var out []int
+	for p := all[i].parent; p >= 0; p = all[p].parent {
+		out = append(out, p)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // PathOf is the path shown for a location: pathname, search and hash of a
@@ -317,7 +542,10 @@ func (s *Screen) Full() string {
 }
 
 func (s *Screen) writeLines(b *strings.Builder) {
-	for _, l := range s.Lines {
+	for i, l := range s.Lines {
+		if g := s.gaps[i]; g > 0 {
+			b.WriteString("\n" + gapLine(g))
+		}
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", min(l.Depth, MaxIndent)))
 		b.WriteString(l.Text)
@@ -332,47 +560,57 @@ func (s *Screen) writeLines(b *strings.Builder) {
 
 // Update renders the screen update of an action: what changed since prev,
 // the screen the agent last received. expectChange says whether the action
-// was expected to change the screen (focus-only keys are not).
+// was expected to change the screen (focus-only keys are not). The diff
+// covers every node of both observations, also those a byte cut left out
+// of a listing; a node it shows gets a valid id. Only a tree the engine
+// itself cut short reports no removals and is never called unchanged.
 func Update(prev, cur *Screen, expectChange bool) string {
 	if prev == nil || prev.Unavailable || cur.Unavailable {
 		return cur.Full()
 	}
 	type entry struct{ line, key string }
 	old := map[string]entry{}
-	for _, l := range prev.Lines {
+	for _, l := range prev.all {
 		old[l.ID] = entry{l.Text, l.key}
 	}
+	engineCut := cur.Snapshot != nil && cur.Snapshot.Truncated
 	seen := map[string]bool{}
 	var diff []string
+	var shown []*wire.SemanticNode
 	added, changed, removed := 0, 0, 0
-	for _, l := range cur.Lines {
+	for _, l := range cur.all {
 		seen[l.ID] = true
 		o, ok := old[l.ID]
 		switch {
 		case !ok:
 			added++
 			diff = append(diff, "added "+l.Text)
+			shown = append(shown, l.node)
 		case o.key != l.key:
 			changed++
 			diff = append(diff, fmt.Sprintf("changed %s (was: %s)", l.Text, o.line))
+			shown = append(shown, l.node)
 		}
 	}
-	if !cur.Truncated {
-		for _, l := range prev.Lines {
+	if !engineCut {
+		for _, l := range prev.all {
 			if !seen[l.ID] {
 				removed++
 				diff = append(diff, "removed "+l.Text)
 			}
 		}
 	}
-	if len(diff) == 0 && !cur.Truncated && prev.Path == cur.Path {
+	if len(diff) == 0 && !engineCut && prev.Path == cur.Path {
 		if expectChange {
 			return fmt.Sprintf("The screen did not change within the wait after this action (re-observed as %s); the ids you have stay valid. If a change was expected, the control had no visible effect here: look for another way rather than repeating it.", cur.where())
 		}
 		return fmt.Sprintf("Screen unchanged since revision %s (re-observed as %s); the ids you have stay valid.", prev.Revision, cur.where())
 	}
-	if len(diff) >= 60 || float64(len(diff)) > 0.5*float64(max(len(cur.Lines), 1)) && len(diff) > 2 {
+	if len(diff) >= 60 || float64(len(diff)) > 0.5*float64(max(len(cur.all), 1)) && len(diff) > 2 {
 		return fmt.Sprintf("The screen changed substantially since revision %s. %s", prev.Revision, cur.Full())
+	}
+	for _, n := range shown {
+		cur.Show(n)
 	}
 	var counts []string
 	if added > 0 {
@@ -389,8 +627,11 @@ func Update(prev, cur *Screen, expectChange bool) string {
 		c = "no listed node changed"
 	}
 	assurance := "Every node not listed as removed is still on screen under the id you have."
-	if cur.Truncated {
+	switch {
+	case engineCut:
 		assurance = "The listing is truncated, so nothing is reported removed; the ids you have that are not listed stay valid."
+	case cur.ByteCut:
+		assurance = "Every node not listed as removed is still on screen under the id you have; these changes cover the whole screen, also past the listing's byte cut, and their ids are valid."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Screen changes since revision %s (now %s, %d nodes): %s. %s", prev.Revision, cur.where(), len(cur.Lines), c, assurance)
@@ -527,7 +768,11 @@ func Located(q Query, nodes []wire.SemanticNode, o Options) string {
 			fmt.Fprintf(&b, "\n- and %d more", k-MaxLocated)
 			break
 		}
-		b.WriteString("\n- " + LocateLine(&nodes[i], o))
+		b.WriteString("\n- ")
+		if id := nodes[i].Ref.ID; id != "" {
+			b.WriteString("#" + id + " ")
+		}
+		b.WriteString(LocateLine(&nodes[i], o))
 	}
 	return b.String()
 }

@@ -176,10 +176,10 @@ func TestLocated(t *testing.T) {
 		nodes []wire.SemanticNode
 		want  string
 	}{
-		{screen.Query{Role: "button", Name: "Go", Exact: true}, nodes[:1], "1 node matches role \"button\" named \"Go\".\nUse: screen.getByRole(\"button\", \"Go\")\n- button \"Go\""},
+		{screen.Query{Role: "button", Name: "Go", Exact: true}, nodes[:1], "1 node matches role \"button\" named \"Go\".\nUse: screen.getByRole(\"button\", \"Go\")\n- #l0 button \"Go\""},
 		{screen.Query{Role: "button", Name: "g", Exact: false}, nodes[:2], "2 nodes match role \"button\" named \"g\" (case-insensitive substring).\nA test action on screen.getByRole(\"button\", \"g\", { exact: false }) would fail with LOCATOR_AMBIGUOUS."},
 		{screen.Query{Text: "nope", Exact: true}, nil, "0 nodes match text \"nope\".\nA test using this locator would fail with LOCATOR_NOT_FOUND."},
-		{screen.Query{TestID: "pw", Exact: false}, []wire.SemanticNode{secure}, "1 node matches test id \"pw\".\nUse: screen.getByTestId(\"pw\")\n- textbox \"Password\" [focused, secure]"},
+		{screen.Query{TestID: "pw", Exact: false}, []wire.SemanticNode{secure}, "1 node matches test id \"pw\".\nUse: screen.getByTestId(\"pw\")\n- #s textbox \"Password\" [focused, secure]"},
 		{screen.Query{Label: "Email", Exact: true}, nodes, "12 nodes match label \"Email\".\n"},
 	}
 	for _, tc := range tests {

@@ -21,7 +21,7 @@ import (
 type leakyEngine struct{ nodes []wire.SemanticNode }
 
 func (leakyEngine) Info() server.Info {
-	return server.Info{Name: "leaky", Version: "1.0.0", Actions: []string{wire.ActionTap}}
+	return server.Info{Name: "leaky", Version: "1.0.0", Actions: []string{wire.ActionTap, wire.ActionFill}}
 }
 
 func (leakyEngine) Open(context.Context, server.Operation, string) error { return nil }
@@ -107,6 +107,12 @@ func TestNoEncodingLeaks(t *testing.T) {
 		{"tool": "locate", "args": map[string]any{"role": "textbox"}},
 		{"tool": "locate", "args": map[string]any{"role": "link"}},
 		{"tool": "tap", "args": map[string]any{"target": "n1"}},
+		// Issue 29's tools show nodes and engine messages too.
+		{"tool": "observe", "args": map[string]any{"within": "root"}},
+		{"tool": "wait_for", "args": map[string]any{"role": "textbox", "timeout": 0.1}},
+		{"tool": "wait_for", "args": map[string]any{"text": "never there", "timeout": 0.1}},
+		{"tool": "fill_form", "args": map[string]any{"fields": []map[string]any{{"target": "n2", "value": "x"}, {"target": "n1", "value": "y"}}}},
+		{"tool": "dialogs", "args": map[string]any{"accept": true}},
 	} {
 		text, _, _ := e.call("call", c)
 		all = append(all, text)

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,6 +189,19 @@ func New(o Options) *mcp.Server {
 			return text(t), nil, nil
 		})
 
+	// call's args must be an object; the SDK would refuse another JSON type
+	// with its own text and no code, before the handler: answer it as
+	// every other argument error is, INVALID_ARGUMENT (issue 29).
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ct, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && ct.Params != nil && ct.Params.Name == "call" {
+				if kind := argsKind(ct.Params.Arguments); kind != "" {
+					return fail(mcperr.New(mcperr.InvalidArgument, "call: args must be an object of the tool's arguments, e.g. {\"target\": \"n42\"}, not %s; tools {tool} shows them", kind)), nil
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
 	// The SDK lists tools by name; the spec's order is fixed (§2).
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -222,6 +236,32 @@ func New(o Options) *mcp.Server {
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "e2e://guide/{topic}", Name: "guide-topic", Title: "e2e guide topic",
 		MIMEType: "text/markdown", Description: "One topic of the guide: " + strings.Join(guide.Topics(), ", ")}, topic)
 	return s
+}
+
+// argsKind names the JSON type of call's args member when it is present
+// and neither an object nor null ("a string"), else "".
+func argsKind(raw json.RawMessage) string {
+	var in struct {
+		Args json.RawMessage `json:"args"`
+	}
+	if json.Unmarshal(raw, &in) != nil {
+		return ""
+	}
+	a := bytes.TrimSpace(in.Args)
+	if len(a) == 0 {
+		return ""
+	}
+	switch a[0] {
+	case '{', 'n':
+		return ""
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }
 
 // Serve runs the server on t until the client disconnects or ctx ends,

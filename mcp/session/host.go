@@ -101,6 +101,11 @@ type Options struct {
 	// Clock runs the session timers (idle timeout, TTL) and dates what the
 	// host records; default the wall clock.
 	Clock Clock
+	// SettleQuiet and SettleLimit shape the settling after an action
+	// (DefaultSettleQuiet, DefaultSettleLimit when 0): observations
+	// SettleQuiet apart until two are the same, for at most SettleLimit. A
+	// negative SettleQuiet observes once, without settling.
+	SettleQuiet, SettleLimit time.Duration
 }
 
 // Host holds the sessions of one MCP server process.

@@ -83,6 +83,9 @@ type Session struct {
 
 	ended     chan struct{}
 	closeText string
+
+	// agent holds the app log and the dialog policy (agent.go).
+	agent agentState
 }
 
 type shotInfo struct {
@@ -240,7 +243,9 @@ func (s *Session) open(ctx context.Context, req OpenRequest) (string, error) {
 			},
 			Navigation: func(_, line string) {
 				s.trace.add(traceRecord{Kind: traceNavigation, Text: h.red.String(line)})
+				s.onNavigation()
 			},
+			AppLog: func(_ string, e wire.AppLogEntry) { s.onAppLog(e) },
 		},
 	})
 	if err != nil {
@@ -342,17 +347,11 @@ func (s *Session) listing() string {
 
 // observe sends engine/observe and renders the next revision.
 func (s *Session) observe(ctx context.Context, pixels bool) (*screen.Screen, error) {
-	var opts *wire.EngineObserveOptions
-	if pixels {
-		opts = &wire.EngineObserveOptions{Pixels: true}
-	}
-	snap, err := s.w.Observe(ctx, wire.OriginAgent, opts)
+	scr, err := s.look(ctx, pixels)
 	if err != nil {
 		return nil, err
 	}
-	s.rev++
-	scr := screen.New(snap, fmt.Sprintf("b%d", s.rev), s.screenOptions())
-	s.trace.add(traceRecord{Kind: traceScreen, Source: "observe", Revision: scr.Revision, Text: scr.Full()})
+	s.commit(scr)
 	return scr, nil
 }
 

@@ -108,6 +108,7 @@ func (d driver) Navigate(ctx context.Context, raw string) error {
 	if err != nil {
 		return err
 	}
+	d.s.agent.navURL = u
 	return d.s.w.Open(ctx, wire.OriginAgent, u)
 }
 
@@ -182,8 +183,25 @@ func (d driver) Point(ctx context.Context, tool string, in catalog.PointArgs) (*
 	return d.s.point(ctx, tool, in)
 }
 
-// ref checks a node id against the newest observation.
+func (d driver) ObserveWithin(ctx context.Context, id string) (*Result, error) {
+	return d.s.observeWithin(ctx, id)
+}
+
+func (d driver) WaitFor(ctx context.Context, in catalog.WaitForArgs) (*Result, error) {
+	return d.s.waitFor(ctx, in)
+}
+
+func (d driver) FillForm(ctx context.Context, fields []catalog.FormField) (*Result, error) {
+	return d.s.fillForm(ctx, fields)
+}
+
+func (d driver) Dialogs(_ context.Context, in catalog.DialogsArgs) (*Result, error) {
+	return d.s.setDialogs(in)
+}
+
+// ref checks a node id against the newest observation ("#n42" is n42).
 func (s *Session) ref(id string) (wire.NodeRef, error) {
+	id = strings.TrimPrefix(id, "#")
 	if s.scr == nil || s.scr.IDs[id] == nil {
 		rev := ""
 		if s.scr != nil {
@@ -280,28 +298,60 @@ func (s *Session) scrollToText(ctx context.Context, text, dir string) error {
 }
 
 // act runs an action and builds its result: the lead and the screen update,
-// or the failure lead and the re-observed screen.
+// or the failure lead and the re-observed screen. After a successful action
+// the screen is settled first (settle); what the app logged meanwhile (a
+// native dialog above all) follows the lead. A dismissed dialog's failure
+// that the app log announced before the action ran (the engine fails the
+// operation after the dialog before doing anything) is taken, and the
+// action runs again once.
 func (s *Session) act(ctx context.Context, act *catalog.Action) (*Result, error) {
 	prev := s.scr
+	mark := s.agent.mark()
+	s.agent.navURL = ""
 	err := act.Do(ctx)
+	if err != nil && ctx.Err() == nil && s.agent.takeLatched(err) {
+		err = act.Do(ctx)
+	}
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
 	pix := s.pixelMode && !s.tainted
-	cur, oerr := s.observe(ctx, pix)
 	if err != nil {
-		text := fmt.Sprintf("%s failed: %s", act.Attempt, mcperr.Text(err))
+		cur, oerr := s.observe(ctx, pix)
+		text := fmt.Sprintf("%s failed: %s", act.Attempt, mcperr.Text(err)) + s.report(mark)
 		if oerr == nil {
 			s.scr = cur
 			text += "\n\n" + cur.Full()
 		}
 		return &Result{Text: text, IsError: true}, nil
 	}
+	secure := act.Expect && secureTarget(prev, act.Target)
+	// A native dialog was this action's visible effect (one dismissed
+	// changes nothing on the page).
+	expect := act.Expect && !secure && !s.agent.sawDialog(mark)
+	cur, changing, oerr := s.settle(ctx, prev, expect)
+	if oerr == nil && pix {
+		cur, oerr = s.look(ctx, true)
+	}
 	if oerr != nil {
 		return nil, oerr
 	}
+	s.commit(cur)
 	s.scr = cur
-	res := &Result{Text: act.Lead + "\n\n" + screen.Update(prev, cur, act.Expect)}
+	lead := act.Lead
+	if secure {
+		lead += " The field is secure: its value is never shown, so typing into it changes nothing in the listing."
+	}
+	if u := s.agent.navURL; u != "" {
+		if st := httpStatus(s.agent.since(mark), u, cur.Snapshot.Location); st != "" {
+			lead = strings.TrimSuffix(lead, ".") + ": the server answered HTTP " + st + "."
+		}
+	}
+	text := lead + s.report(mark) + "\n\n" + screen.Update(prev, cur, expect)
+	if changing {
+		text += fmt.Sprintf("\n\nThe screen was still changing when the settle bound (%s) ran out; wait_for or observe shows what came after.", human(s.h.settleLimit()))
+	}
+	res := &Result{Text: text}
 	if s.pixelMode {
 		s.attachPixels(res, cur)
 	}
@@ -533,8 +583,18 @@ func (s *Session) locate(ctx context.Context, a catalog.LocateArgs) (*Result, er
 	}
 	expr := q.Expression()
 	nodes, err := s.w.Locate(ctx, wire.OriginAgent, expr)
+	if err != nil && s.agent.takeLatched(err) {
+		nodes, err = s.w.Locate(ctx, wire.OriginAgent, expr)
+	}
 	if err != nil {
 		return nil, err
+	}
+	// Located nodes share the observation's id space (engine protocol
+	// M6): their ids are ones call accepts.
+	if s.scr != nil {
+		for i := range nodes {
+			s.scr.Show(&nodes[i])
+		}
 	}
 	return catalog.TextResult(screen.Located(q, nodes, s.screenOptions())), nil
 }

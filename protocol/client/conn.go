@@ -343,6 +343,21 @@ func (c *Conn) abort(sig *Signal, budgetMs int64) {
 	})
 }
 
+// Notify sends a notification the protocol does not define, an engine's
+// own extension (e.g. the reference web engine's "web/dialogs"): a server
+// that does not know it ignores it (spec §1.4), so nothing says whether it
+// was taken. A request sent after it is read after it. "$/" methods and the
+// protocol's own notifications are refused.
+func (c *Conn) Notify(method string, params any) error {
+	switch {
+	case strings.HasPrefix(method, "$/"), method == wire.MethodInitialized, method == wire.MethodExit, method == "":
+		return fmt.Errorf("client: %q is not an extension notification", method)
+	case c.disconnected():
+		return c.lostError(method, rpc.ErrClosed)
+	}
+	return c.rpc.Notify(method, params)
+}
+
 // request sends method and waits for its response. sig, when not nil, is
 // the signal the params carry: when its context is cancelled the call sends
 // $/abort and waits at most the abort grace before failing locally (spec

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -311,7 +312,25 @@ func (c *conn) handleNotification(req *rpc.Request) {
 		}
 		c.signals.abort(p.ID, p.Reason)
 	default:
-		// Unknown notifications, $/cancelRequest included, are ignored.
+		// Unknown notifications, $/cancelRequest included, are ignored,
+		// unless the engine takes notifications of its own (an extension
+		// outside the protocol's "$/" space).
+		if state != stateReady || strings.HasPrefix(req.Method, "$/") {
+			return
+		}
+		c.mu.Lock()
+		nh, ok := c.engine.(NotificationHandler)
+		c.mu.Unlock()
+		if ok {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						c.log.Warn("engine panicked on a notification", "method", req.Method, "panic", fmt.Sprint(p))
+					}
+				}()
+				nh.HandleNotification(req.Method, req.Params)
+			}()
+		}
 	}
 }
 

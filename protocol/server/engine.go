@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -61,6 +62,17 @@ type Observer interface {
 // Locator answers engine/locate (spec §4.9).
 type Locator interface {
 	Locate(ctx context.Context, op Operation, expr *wire.LocatorExpression) ([]wire.SemanticNode, error)
+}
+
+// NotificationHandler is an optional engine interface for an engine's own
+// extension: it receives the client notifications the protocol does not
+// define (spec §1.4: a receiver ignores those it does not know, so a client
+// may send one to any engine), "$/" ones aside, while the connection is
+// initialized and not shut down. It is called on the reading goroutine in
+// arrival order, so a request read after the notification is served after
+// it was handled; it must not block (store what it carries and return).
+type NotificationHandler interface {
+	HandleNotification(method string, params json.RawMessage)
 }
 
 // Performer answers engine/perform (spec §4.10). The server has already
