@@ -123,7 +123,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
 	fs.BoolVar(&cfg.FailFast, "fail-fast", false, "stop after the first spec that fails a MUST requirement (the rest report not verified)")
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
-	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
+	verbose := fs.Bool("verbose", false, "print ginkgo's per-spec stream and every frame exchanged to stderr, secrets redacted")
+	progressMode := fs.String("progress", progressAuto, "the console on stderr: `auto` (one live line on a terminal, one line per area otherwise), lines (one line per area), off (none); failures are printed when they happen unless off")
+	explainID := fs.String("explain", "", "print requirement `ID`'s full explanation (status, section, statement, reason, likely cause, sent, wanted, came, exchange) from a JSON report: --explain ID FILE.json")
 	tracePath := fs.String("trace", "", "write every frame of every connection to `path` as JSON Lines (µs since start, connection id and role, direction, method, id, the frame; secrets redacted)")
 	shard := fs.String("shard", "", "run only shard `i/n` of the selected specs (deterministic by spec; the run-wide checks in every shard); combine the shards' --json reports with e2e-conform merge")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
@@ -142,6 +144,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *version {
 		fmt.Fprintln(stdout, buildinfo.Read().Line("e2e-conform")+", suite "+conformance.SuiteVersion)
 		return 0
+	}
+	if set(fs, "explain") {
+		return runExplain(*explainID, fs.Args(), stdout, stderr)
+	}
+	if !validProgress(*progressMode) {
+		fmt.Fprintf(stderr, "e2e-conform: --progress %q: want auto, lines or off\n", *progressMode)
+		return conformance.ExitUsage
 	}
 	var err error
 	if cfg.Spawn, err = engineCommand(*spawn, args, fs.NArg()); err != nil {
@@ -217,10 +226,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
-			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline"),
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "progress"),
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
+	setConsole(&cfg, *progressMode, *verbose, *jsonPath, stderr)
 	var traceFile *os.File
 	var traceBuf *bufio.Writer
 	if *tracePath != "" {
