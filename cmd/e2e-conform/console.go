@@ -36,6 +36,16 @@ func setConsole(cfg *conformance.Config, mode string, verbose bool, jsonPath str
 	cfg.ProgressLive = mode == progressAuto && ok && conformance.IsTerminal(f) && os.Getenv("TERM") != "dumb" && !verbose
 }
 
+// writeConsoleHelp writes --help's part on the console.
+func writeConsoleHelp(w io.Writer) {
+	fmt.Fprintln(w, `console (stderr; the summary goes to stdout):
+  "checking N requirement(s)", then progress counted in requirements (done: every spec checking it ended):
+  on a terminal one live line "[ 37/98] SIG    12.4 s  1 failed  <the spec running>", otherwise one line per area;
+  each failed requirement once, when it fails: "FAIL SIG-005 <reason>  (e2e-conform --explain SIG-005 report.json)".
+  --verbose adds ginkgo's per-spec stream and every frame; --progress off leaves only the summary.
+  The summary groups failures one engine bug likely explains ("one cause likely: ...").`)
+}
+
 // runExplain is --explain ID FILE.json: the requirement's full
 // explanation from a JSON report. Exit 2 when the report cannot be read
 // or does not hold the requirement.

@@ -12,6 +12,7 @@
 //	e2e-conform --spawn "./my-engine" --expected-failures baseline.txt [--write-baseline new-baseline.txt]
 //	e2e-conform --shard 2/3 --spawn "./my-engine" --json shard2.json
 //	e2e-conform merge shard1.json shard2.json shard3.json --json report.json
+//	e2e-conform --explain SIG-005 report.json
 //
 // Exit status: 0 conformant, 1 non-conformant (or a stale entry of the
 // --expected-failures baseline: a listed requirement passed), 2 usage error, 3 incomplete
@@ -337,6 +338,7 @@ func usage(fs *flag.FlagSet) {
        e2e-conform diff [--no-latency] OLD.json NEW.json
        e2e-conform --shard i/n (--spawn ... | --connect ...) --json SHARD.json [flags]
        e2e-conform merge SHARD.json... [--expected-failures F] [--json F] [--junit F] [--html F] [--badge F]
+       e2e-conform --explain ID REPORT.json
        e2e-conform --version`)
 	fs.PrintDefaults()
 	fmt.Fprintln(w, `profiles:
@@ -348,7 +350,9 @@ examples:
   e2e-conform --profile full --only OBS,ACT -- ./my-engine --headless
   e2e-conform --connect 127.0.0.1:7000 --repeat 5 --repeat-parallel 2
   e2e-conform --spawn ./my-engine --write-baseline baseline.txt      (then, in CI:)
-  e2e-conform --spawn ./my-engine --expected-failures baseline.txt`)
+  e2e-conform --spawn ./my-engine --expected-failures baseline.txt
+  e2e-conform --explain SIG-005 out/report.json                      (a failure in full)`)
+	writeConsoleHelp(w)
 	writeHelpTopics(w)
 	fmt.Fprintln(w, `exit status:
   0 conformant
