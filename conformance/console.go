@@ -71,7 +71,7 @@ func failureLine(id string, level catalog.Level, baseline, reason, report string
 	case level == catalog.Should:
 		head += " (SHOULD: a warning)"
 	}
-	more := "(the summary says more; --json FILE keeps the exchange)"
+	more := "(more in the summary below)"
 	if report != "" {
 		more = "(e2e-conform --explain " + id + " " + report + ")"
 	}

@@ -71,7 +71,7 @@ func TestFailureLine(t *testing.T) {
 		{"an expected failure says so", "LIFE-004", catalog.Must, "bug 12", "want -32600", "r.json",
 			"expected failure LIFE-004 (listed in the baseline: bug 12) want -32600  (e2e-conform --explain LIFE-004 r.json)"},
 		{"no report", "LIFE-003", catalog.Must, "", "want -32002", "",
-			"FAIL LIFE-003 want -32002  (the summary says more; --json FILE keeps the exchange)"},
+			"FAIL LIFE-003 want -32002  (more in the summary below)"},
 		{"one line, escaped", "LIFE-003", catalog.Must, "", "want -32002\n  got\t\x1b[31mred", "r.json",
 			`FAIL LIFE-003 want -32002 got \x1b[31mred  (e2e-conform --explain LIFE-003 r.json)`},
 	} {

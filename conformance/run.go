@@ -86,7 +86,9 @@ func Run(cfg Config) (*Result, error) {
 	}
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
-		res.writeSummary(cfg.Out, cfg.JSONReport, cfg.Progress != nil)
+		// The console told each failure; the report holds the rest. With
+		// no report, the summary is the only place for the details.
+		res.writeSummary(cfg.Out, cfg.JSONReport, cfg.Progress != nil && cfg.JSONReport != "")
 	}
 	return &res, nil
 }

@@ -121,7 +121,8 @@ func TestConsoleWithoutATerminal(t *testing.T) {
 
 // TestConsoleVerboseAndOff: --verbose adds ginkgo's per-spec stream (and
 // the frames) to the console; --progress off leaves the summary alone, the
-// failures told in it at length; an unknown mode is a usage error.
+// failures told in it at length, as without --json; an unknown mode is a
+// usage error.
 func TestConsoleVerboseAndOff(t *testing.T) {
 	code, stdout, stderr := consoleRun(t, "--spawn", saboteurWith(t, ""), "--only", "LIFE-001", "--verbose")
 	if code != conformance.ExitConformant {
@@ -144,6 +145,13 @@ func TestConsoleVerboseAndOff(t *testing.T) {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("--progress off: the summary lacks %q:\n%s", w, stdout)
 		}
+	}
+
+	// Without a JSON report the summary is the only place for the details.
+	code, stdout, stderr = consoleRun(t, "--spawn", saboteurWith(t, "wrong-uninitialized-code"), "--only", "LIFE-003")
+	if code != conformance.ExitNonConformant || strings.Count(stderr, "FAIL LIFE-003 ") != 1 || !strings.Contains(stderr, "(more in the summary below)") ||
+		!strings.Contains(stdout, "FAILED LIFE-003 (MUST) §2.4: ") || !strings.Contains(stdout, "likely cause: ") {
+		t.Errorf("no --json: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
 	code, _, stderr = consoleRun(t, "--spawn", saboteurWith(t, ""), "--progress", "fancy")
