@@ -58,6 +58,28 @@ type Config struct {
 	Trace io.Writer
 	// Out receives the human summary (nil: discarded).
 	Out io.Writer
+	// Progress, when set, receives the run's console as it goes
+	// (console.go): a line saying how many requirements the run checks,
+	// then its progress counted in requirements (a requirement is done
+	// when every spec of the run that checks it has ended), and each
+	// failed requirement once, when its first failing spec ends, on one
+	// line with its reason and where to read more. Secrets are redacted.
+	// Nil: nothing (the summary still goes to Out).
+	Progress io.Writer
+	// ProgressLive makes Progress a terminal's: one line redrawn in place
+	// ("[ 37/98] SIG    12.4 s  1 failed  <the spec running>", ANSI
+	// erase-line sequences), failures printed above it. Otherwise Progress
+	// gets one plain line per area as the run leaves it, and no escape
+	// sequence.
+	ProgressLive bool
+	// JSONReport is the path the JSON report will be written to (the
+	// CLI's --json), named in the console's pointers to
+	// `e2e-conform --explain ID FILE`; "" when none is written.
+	JSONReport string
+	// GinkgoStream lets ginkgo's own per-spec stream (every spec, its
+	// report entries, its failure at length) reach stderr, secrets
+	// redacted (e2e-conform --verbose). Without it Run silences ginkgo.
+	GinkgoStream bool
 	// Name labels the engine configuration in reports (default: the
 	// command or the address).
 	Name string

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -370,24 +369,6 @@ func errorText(block string) string {
 		return gomegaTypeRE.ReplaceAllString(strings.TrimSpace(block), "<$1>")
 	}
 	return strings.Join(out, " ")
-}
-
-// writeConsole writes the explanation under a FAILED line.
-func (x *Explanation) writeConsole(w io.Writer) {
-	fmt.Fprintf(w, "  section: %s\n", x.Section)
-	if x.LikelyCause != "" {
-		fmt.Fprintf(w, "  likely cause: %s\n", x.LikelyCause)
-	}
-	if x.Sent != "" {
-		fmt.Fprintf(w, "  sent: %s\n", clipConsole(x.Sent))
-	}
-	fmt.Fprintf(w, "  wanted: %s\n", clipConsole(x.Wanted))
-	if x.Came != "" {
-		fmt.Fprintf(w, "  came: %s\n", clipConsole(x.Came))
-	}
-	if x.Exchange != "" {
-		fmt.Fprintf(w, "  exchange of the spec %q:\n%s", x.Spec, x.Exchange)
-	}
 }
 
 // clipConsole bounds one console line (the exchange below has the frames

@@ -427,9 +427,16 @@ func mayStayUnverified() map[string]string {
 }
 
 // WriteSummary writes the human summary: per area, passed / failed / not
-// applicable / not verified; every failure with its requirement, statement,
-// what went wrong and the last frames; the verdict.
-func (r *Result) WriteSummary(w io.Writer) {
+// applicable / not verified; every failure with its requirement, section,
+// statement, what went wrong and its likely cause, and the failures one
+// cause likely explains grouped (groups.go); the verdict. The exchanges
+// are left to the reports (e2e-conform --explain ID FILE).
+func (r *Result) WriteSummary(w io.Writer) { r.writeSummary(w, "", false) }
+
+// writeSummary is WriteSummary; report, when given, is the path of the
+// run's JSON report, named in the pointer to --explain; brief names the
+// failures only (the run's console told each as it came).
+func (r *Result) writeSummary(w io.Writer, report string, brief bool) {
 	type counts struct{ p, f, na, nv, ns, xf int }
 	per := map[string]*counts{}
 	var order []string
@@ -465,24 +472,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 		c := per[a]
 		fmt.Fprintf(w, "%-6s %7d %7d %15d %13d %13d%s\n", a, c.p, c.f, c.na, c.nv, c.ns, ifStr(xf, fmt.Sprintf(" %16d", c.xf)))
 	}
-	failures := 0
-	for _, rr := range r.Requirements {
-		if rr.Status != Failed {
-			continue
-		}
-		failures++
-		fmt.Fprintf(w, "\nFAILED %s (%s): %s\n  %s\n", rr.ID, rr.Level, rr.Statement, indent(rr.Reason))
-		if x := rr.Explanation; x != nil {
-			x.writeConsole(w)
-			continue
-		}
-		for _, s := range r.Specs {
-			if s.Status == Failed && contains(s.Requirements, rr.ID) && s.LastFrames != "" {
-				fmt.Fprintf(w, "  last frames exchanged:\n%s", s.LastFrames)
-				break
-			}
-		}
-	}
+	r.writeFailures(w, report, brief)
 	r.writeBaselineSummary(w)
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wmsg)

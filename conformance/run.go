@@ -3,10 +3,12 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
@@ -56,10 +58,15 @@ func Run(cfg Config) (*Result, error) {
 	}
 	start := time.Now()
 	s := &suite{cfg: cfg}
+	s.progress = newProgress(s)
 	var report types.Report
 	gomega.RegisterFailHandler(Fail)
 	s.register()
 	ReportAfterSuite("e2e-conform", func(r Report) { report = r })
+	if s.progress != nil {
+		ReportBeforeEach(s.progress.before)
+		ReportAfterEach(s.progress.after)
+	}
 	sc, rc := GinkgoConfiguration()
 	sc.LabelFilter = labelFilter(cfg)
 	sc.Timeout = cfg.runTimeout()
@@ -69,7 +76,8 @@ func Run(cfg Config) (*Result, error) {
 	rc.Succinct = true
 	rc.NoColor = true
 	rc.SilenceSkips = true
-	ginkgoToStderr(s.redact, func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
+	ginkgoToStderr(s.redact, func() { runSpecsQuiet(!cfg.GinkgoStream, sc, rc) })
+	s.progress.finish()
 	res := s.result(report, sc.LabelFilter)
 	if s.env != nil {
 		if err := s.env.writeTrace(); err != nil {
@@ -78,9 +86,23 @@ func Run(cfg Config) (*Result, error) {
 	}
 	res.Duration = time.Since(start)
 	if cfg.Out != nil {
-		res.WriteSummary(cfg.Out)
+		// The console told each failure; the report holds the rest. With
+		// no report, the summary is the only place for the details.
+		res.writeSummary(cfg.Out, cfg.JSONReport, cfg.Progress != nil && cfg.JSONReport != "")
 	}
 	return &res, nil
+}
+
+// runSpecsQuiet runs ginkgo's specs, its reporter's stream (every spec,
+// its report entries, its failure at length) discarded when quiet: the
+// console (console.go) and the summary say what a person reads.
+func runSpecsQuiet(quiet bool, sc types.SuiteConfig, rc types.ReporterConfig) {
+	if quiet {
+		stdout := formatter.ColorableStdOut
+		defer func() { formatter.ColorableStdOut = stdout }()
+		formatter.ColorableStdOut = io.Discard
+	}
+	RunSpecs(&failRecorder{}, "e2e-conform", sc, rc)
 }
 
 // result turns the ginkgo report of a run into the suite's result for s:
@@ -358,7 +380,8 @@ func List(cfg Config) ([]Listing, error) {
 	sc.LabelFilter = labelFilter(full)
 	sc.OutputInterceptorMode = "none"
 	rc.Succinct, rc.NoColor, rc.SilenceSkips = true, true, true
-	ginkgoToStderr(s.redact, func() { RunSpecs(&failRecorder{}, "e2e-conform", sc, rc) })
+	// ginkgo's dots of a dry run say nothing the list does not.
+	ginkgoToStderr(s.redact, func() { runSpecsQuiet(true, sc, rc) })
 	var out []Listing
 	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStateSkipped {

@@ -46,6 +46,9 @@ type suite struct {
 	// stoppedBy is the text of the spec that failed a MUST requirement
 	// first, when Config.FailFast stops the run there.
 	stoppedBy string
+	// progress is the run's console (Config.Progress, console.go); nil
+	// when there is none.
+	progress *progress
 }
 
 // spec registers one spec checking the requirements ids. The body runs only
@@ -107,6 +110,7 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 	if fixture {
 		labels = append(labels, "fixture")
 	}
+	s.progress.plan(text, ids, labels)
 	It(text, labels, SpecTimeout(s.cfg.specTimeout()), func(ctx SpecContext) {
 		if s.discovery != nil {
 			Skip(notVerified + "the engine could not be reached: " + s.discovery.Error())

@@ -117,7 +117,8 @@ func TestTraceIsRedactedJSONLines(t *testing.T) {
 // TestFailureCarriesItsOwnLabelledExchange: --only WIRE-009 against an
 // engine that answers a non-ASCII unknown method -32603: the failure
 // carries its section, a likely cause, what was sent, wanted and came, and
-// the spec's exchange labelled by connection.
+// the spec's exchange labelled by connection (the console tells it on one
+// line; --explain prints it whole).
 func TestFailureCarriesItsOwnLabelledExchange(t *testing.T) {
 	sab := saboteurBin(t)
 	code, res, out := conform(t, "--spawn", sab+" --fault non-ascii-method-rejected", "--only", "WIRE-009")
@@ -138,12 +139,23 @@ func TestFailureCarriesItsOwnLabelledExchange(t *testing.T) {
 	if !strings.Contains(x.Exchange, "(raw) send {") || !strings.Contains(x.Exchange, "(raw) recv {") || !strings.Contains(x.Exchange, "conn ") {
 		t.Errorf("the exchange is not labelled:\n%s", x.Exchange)
 	}
-	for _, w := range []string{"section: §1.7", "likely cause: ", "wanted: ", "exchange of the spec "} {
+	// The console tells the failure on one line and points at --explain,
+	// which prints the whole of it from the report.
+	for _, w := range []string{"FAIL WIRE-009 ", "(e2e-conform --explain WIRE-009 "} {
 		if !strings.Contains(out, w) {
 			t.Errorf("the console lacks %q", w)
 		}
 	}
-	if strings.Contains(out, " | 0x") {
+	var explained strings.Builder
+	if err := res.WriteExplanation(&explained, "WIRE-009"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"section:      §1.7", "likely cause: ", "wanted: ", "exchange of the spec "} {
+		if !strings.Contains(explained.String(), w) {
+			t.Errorf("--explain WIRE-009 lacks %q", w)
+		}
+	}
+	if strings.Contains(out+explained.String(), " | 0x") {
 		t.Error("the console carries a gomega pointer dump")
 	}
 }

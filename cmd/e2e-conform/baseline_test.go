@@ -83,7 +83,7 @@ func TestExpectedFailuresVerdicts(t *testing.T) {
 			outHas: []string{"EXPECTED FAILURE LIFE-004 (MUST)", "baseline: bug 12, fixed in 2.1", "verdict: conformant (", "with 1 expected failure(s) listed in the baseline), exit 0"}},
 		{name: "failing, not listed: exit 1", fault: baselineFault, baseline: "WIRE-005: not yet\n",
 			wantExit: 1, wantStatus: conformance.Failed,
-			outHas: []string{"FAILED LIFE-004 (MUST)", "baseline entry WIRE-005 kept: not checked in this run (not selected", "verdict: non-conformant"}},
+			outHas: []string{"FAIL LIFE-004 ", "failed: LIFE-004 ", "baseline entry WIRE-005 kept: not checked in this run (not selected", "verdict: non-conformant"}},
 		{name: "listed and passing: stale, exit 1", baseline: "LIFE-004: bug 12\n",
 			wantExit: 1, wantStatus: conformance.Passed,
 			outHas: []string{"STALE BASELINE ENTRY LIFE-004 (MUST): it now passes", "verdict: stale baseline (stale baseline entry: LIFE-004 now passes; remove it), exit 1"}},

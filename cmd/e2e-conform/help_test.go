@@ -35,7 +35,8 @@ func TestHelpNamesEveryArea(t *testing.T) {
 			t.Errorf("--help's glossary lacks the status %q:\n%s", st, help)
 		}
 	}
-	for _, want := range []string{"statuses of a requirement", "docs/report.md", "docs/ci.md", "README.md", "§7.5"} {
+	for _, want := range []string{"statuses of a requirement", "docs/report.md", "docs/ci.md", "README.md", "§7.5",
+		"e2e-conform --explain ID REPORT.json", "console (stderr", "--progress"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help lacks %q", want)
 		}

@@ -108,7 +108,7 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 			out, exited := startCmd(t, cmd)
 			if c.signal != 0 {
 				// LIFE-001's spec ends before LIFE-017's, which hangs.
-				signalWhen(t, cmd, c.signal, 60*time.Second, func() bool { return strings.Contains(out.String(), "[FAILED]") }, "LIFE-001's spec did not fail", out)
+				signalWhen(t, cmd, c.signal, 60*time.Second, func() bool { return strings.Contains(out.String(), "FAIL LIFE-001 ") }, "LIFE-001's spec did not fail", out)
 			}
 			awaitExit(t, exited, out)
 			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitNonConformant {

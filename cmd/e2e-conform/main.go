@@ -12,6 +12,7 @@
 //	e2e-conform --spawn "./my-engine" --expected-failures baseline.txt [--write-baseline new-baseline.txt]
 //	e2e-conform --shard 2/3 --spawn "./my-engine" --json shard2.json
 //	e2e-conform merge shard1.json shard2.json shard3.json --json report.json
+//	e2e-conform --explain SIG-005 report.json
 //
 // Exit status: 0 conformant, 1 non-conformant (or a stale entry of the
 // --expected-failures baseline: a listed requirement passed), 2 usage error, 3 incomplete
@@ -124,7 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 10*time.Minute, "budget of the whole run")
 	fs.BoolVar(&cfg.FailFast, "fail-fast", false, "stop after the first spec that fails a MUST requirement (the rest report not verified)")
 	list := fs.Bool("list", false, "list the requirements and specs instead of running")
-	verbose := fs.Bool("verbose", false, "print every frame exchanged to stderr, secrets redacted")
+	verbose := fs.Bool("verbose", false, "print ginkgo's per-spec stream and every frame exchanged to stderr, secrets redacted")
+	progressMode := fs.String("progress", progressAuto, "the console on stderr: `auto` (one live line on a terminal, one line per area otherwise), lines (one line per area), off (none); failures are printed when they happen unless off")
+	explainID := fs.String("explain", "", "print requirement `ID`'s full explanation (status, section, statement, reason, likely cause, sent, wanted, came, exchange) from a JSON report: --explain ID FILE.json")
 	tracePath := fs.String("trace", "", "write every frame of every connection to `path` as JSON Lines (µs since start, connection id and role, direction, method, id, the frame; secrets redacted)")
 	shard := fs.String("shard", "", "run only shard `i/n` of the selected specs (deterministic by spec; the run-wide checks in every shard); combine the shards' --json reports with e2e-conform merge")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
@@ -144,6 +147,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *version {
 		fmt.Fprintln(stdout, buildinfo.Read().Line("e2e-conform")+", suite "+conformance.SuiteVersion)
 		return 0
+	}
+	if set(fs, "explain") {
+		return runExplain(*explainID, fs.Args(), stdout, stderr)
+	}
+	if !validProgress(*progressMode) {
+		fmt.Fprintf(stderr, "e2e-conform: --progress %q: want auto, lines or off\n", *progressMode)
+		return conformance.ExitUsage
 	}
 	var err error
 	if cfg.Spawn, err = engineCommand(*spawn, args, fs.NArg()); err != nil {
@@ -222,7 +232,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
-			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url"),
+			args: childArgs(fs, args, "repeat", "repeat-parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url", "progress"),
 		}, stdout, stderr)
 	}
 	if set(fs, "parallel") {
@@ -239,11 +249,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return parallelRun(parallelConfig{
 			shards: *parallel, cfg: cfg, verbose: *verbose,
-			args:    childArgs(fs, args, "parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url"),
+			args:    childArgs(fs, args, "parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url", "progress"),
 			reports: reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL},
 		}, stdout, stderr)
 	}
 	cfg.Out = stdout
+	setConsole(&cfg, *progressMode, *verbose, *jsonPath, stderr)
 	var traceFile *os.File
 	var traceBuf *bufio.Writer
 	if *tracePath != "" {
@@ -354,6 +365,7 @@ func usage(fs *flag.FlagSet) {
        e2e-conform --parallel N (--spawn ... | --connect ...) [flags]
        e2e-conform --shard i/n (--spawn ... | --connect ...) --json SHARD.json [flags]
        e2e-conform merge SHARD.json... [--expected-failures F] [--json F] [--junit F] [--html F] [--badge F]
+       e2e-conform --explain ID REPORT.json
        e2e-conform --version`)
 	fs.PrintDefaults()
 	fmt.Fprintln(w, `profiles:
@@ -365,7 +377,9 @@ examples:
   e2e-conform --profile full --only OBS,ACT -- ./my-engine --headless
   e2e-conform --connect 127.0.0.1:7000 --repeat 5 --repeat-parallel 2
   e2e-conform --spawn ./my-engine --write-baseline baseline.txt      (then, in CI:)
-  e2e-conform --spawn ./my-engine --expected-failures baseline.txt`)
+  e2e-conform --spawn ./my-engine --expected-failures baseline.txt
+  e2e-conform --explain SIG-005 out/report.json                      (a failure in full)`)
+	writeConsoleHelp(w)
 	writeHelpTopics(w)
 	fmt.Fprintln(w, `exit status:
   0 conformant

@@ -186,7 +186,11 @@ func (c *child) start(exe string, cfg repeatConfig, stderr io.Writer, done chan<
 		c.err = err
 		return false
 	}
-	cmd := exec.Command(exe, append(slices.Clone(cfg.args), "--json", c.report)...)
+	// The child's own flags come first: after a "--" in args everything
+	// is the engine's argv. Its console is off (its output goes to its
+	// log, or with --verbose to our stderr, beside the other runs'): the
+	// runs' lines are ours.
+	cmd := exec.Command(exe, append([]string{"--progress", progressOff, "--json", c.report}, cfg.args...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if cfg.verbose {
 		cmd.Stderr = stderr
