@@ -101,16 +101,18 @@ func ServeStdio(engine Engine, opts Options) int {
 }
 
 // stdio joins stdin and stdout.
-type stdio struct{ in, out *os.File }
+type stdio struct{ in, out io.ReadWriteCloser }
 
 // Stdio returns the process's stdin and stdout as one stream for a
 // spawned server (Close closes the input), each made pollable when it is a
 // pipe or a socket: a read then parks only its goroutine, where a blocking
 // pipe read holds a thread and every request's hand-off to its worker
-// goroutine wakes another one (issue 11: the spawn round trip). Every
-// server of this toolkit serving stdin and stdout uses it.
+// goroutine wakes another one (issue 11: the spawn round trip); a pipe
+// or socket is then read and written with raw system calls, which leave
+// the runtime's monitor thread asleep (rawFile; issue 30). Every server of
+// this toolkit serving stdin and stdout uses it.
 func Stdio() io.ReadWriteCloser {
-	return stdio{in: pollable(os.Stdin, "stdin"), out: pollable(os.Stdout, "stdout")}
+	return stdio{in: stdioEnd(os.Stdin, "stdin", true), out: stdioEnd(os.Stdout, "stdout", false)}
 }
 
 func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }

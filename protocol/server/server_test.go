@@ -23,7 +23,10 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	serveChild()
+	goleak.VerifyTestMain(m)
+}
 
 var schemas = schema.MustLoad()
 
