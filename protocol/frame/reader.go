@@ -128,3 +128,7 @@ func (r *Reader) ReadContent(n int) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// Buffered is the number of bytes read from the stream and not yet
+// scanned.
+func (r *Reader) Buffered() int { return r.br.Buffered() }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -136,9 +137,18 @@ func (c *Conn) read() {
 		}
 		if m.Method != "" {
 			c.h.Handle(c, &Request{Method: m.Method, ID: m.ID, Params: m.Params})
-			continue
+		} else {
+			c.deliver(m)
 		}
-		c.deliver(m)
+		// The goroutine a request or response made runnable (a worker
+		// answering the request, the caller waiting for the response) runs
+		// before this one reads on, when nothing more is buffered: the
+		// read that follows would find the stream empty and park, and with
+		// one P it would stand, as a system call, between the message and
+		// its answer. Reading goes on right after, with no bound changed.
+		if c.s.buffered() == 0 {
+			runtime.Gosched()
+		}
 	}
 }
 

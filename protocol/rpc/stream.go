@@ -208,6 +208,9 @@ func (s *Stream) ReadMessage() (*Message, error) {
 	}
 }
 
+// buffered is the number of bytes read and not yet framed.
+func (s *Stream) buffered() int { return s.fr.Buffered() }
+
 // readFrame reads one header part and its content (strict: spec §1.1).
 func (s *Stream) readFrame() ([]byte, error) {
 	f, err := s.fr.Next()
