@@ -107,9 +107,9 @@ type stdio struct{ in, out io.ReadWriteCloser }
 // spawned server (Close closes the input), each made pollable when it is a
 // pipe or a socket: a read then parks only its goroutine, where a blocking
 // pipe read holds a thread and every request's hand-off to its worker
-// goroutine wakes another one (issue 11: the spawn round trip); a pipe
-// or socket is then read and written with raw system calls, which leave
-// the runtime's monitor thread asleep (rawFile; issue 30). Every server of
+// goroutine wakes another one (issue 11: the spawn round trip); on one P
+// a pipe or socket is then read and written with raw system calls, which
+// leave the runtime's monitor thread asleep (rawFile, stdioEnd; issue 30). Every server of
 // this toolkit serving stdin and stdout uses it.
 func Stdio() io.ReadWriteCloser {
 	return stdio{in: stdioEnd(os.Stdin, "stdin", true), out: stdioEnd(os.Stdout, "stdout", false)}

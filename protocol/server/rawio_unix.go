@@ -5,6 +5,7 @@ package server
 import (
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -145,13 +146,22 @@ func (r *rawFile) Close() error {
 	return r.f.Close()
 }
 
-// stdioEnd is f made pollable (pollable) and read or written with raw
-// system calls (rawFile); f itself when it is not a pipe or a socket.
-// input: f is read (stdin).
+// stdioEnd is f made pollable (pollable), and read or written with raw
+// system calls (rawFile) when the process runs on one P; f itself when it
+// is not a pipe or a socket. input: f is read (stdin).
+//
+// Raw system calls only on one P: there the monitor's polling competes
+// with the only P's thread for the one CPU the process may use (the
+// runtime's default GOMAXPROCS is the CPUs it may run on), and pinned to
+// one CPU the Node client's observe round trip lost 14 µs above the raw
+// echo to it (issue 30). With two CPUs and two Ps the same change made
+// that round trip slower (about 120 µs against 65-70 µs in most rounds
+// with os.File, on the 2-vCPU VM; the server also used more CPU per call),
+// so there the file is read and written as before.
 func stdioEnd(f *os.File, name string, input bool) io.ReadWriteCloser {
 	p := pollable(f, name)
-	if p == f {
-		return f
+	if p == f || runtime.GOMAXPROCS(0) != 1 {
+		return p
 	}
 	return rawIO(p, input)
 }
