@@ -52,7 +52,15 @@ type connGuard struct {
 	// cut says why a connection of the running spec was closed unserved
 	// or not opened, "" when none was (takeCut).
 	cut string
+	// lastEnd is when a connection last ended (closed by the suite or
+	// ended by the server).
+	lastEnd time.Time
 }
+
+// recentEnd is how long after a connection of the suite ended a server
+// may still count it open: a refusal of a new connection within it is
+// the spec's need of a connection beside one the server has not seen go.
+const recentEnd = 2 * time.Second
 
 // unservedBound bounds the answer to initialize on a socket connection
 // opened while another of the suite's connections is open.
@@ -73,8 +81,17 @@ func (g *connGuard) Label() string { return g.tr.Label() }
 // many others as are open now were open (then the idle pooled connections
 // are retired first, and the open is refused when that is not enough).
 func (g *connGuard) Open(ctx context.Context, tc transport.Context) (transport.Conn, error) {
+	// The idle pooled connections are retired before any other opens:
+	// the suite's own pooling never makes a spec need two connections at
+	// once. A server's concurrency is TRN-003's to judge, by its own spec
+	// and by the specs that hold two connections themselves; otherwise a
+	// server refusing a second connection failed, in a full run, every
+	// spec that happened to open one beside an idle pooled connection, and
+	// passed the same specs under --only (selection invariance), and a
+	// server closing every connection when one closes without shutdown
+	// broke the idle one under the next spec.
+	g.e.emptyPool()
 	if limit, open := g.limitAndOpen(); limit > 0 && open >= limit {
-		g.e.emptyPool()
 		if limit, open = g.limitAndOpen(); open >= limit {
 			g.mu.Lock()
 			why := fmt.Sprintf("%d connection(s) of the suite are open, and earlier %s", open, g.unserved)
@@ -119,6 +136,9 @@ func (g *connGuard) takeCut() string {
 // ended forgets c as open.
 func (g *connGuard) ended(c *guardedConn) {
 	g.mu.Lock()
+	if g.live[c] {
+		g.lastEnd = time.Now()
+	}
 	delete(g.live, c)
 	if c.timer != nil {
 		c.timer.Stop()
@@ -139,6 +159,9 @@ type guardedConn struct {
 	served  bool   // the server wrote something
 	settled bool   // no (more) initialize to watch for
 	written []byte // what the suite wrote while nothing was read, until an initialize request was found
+	read    []byte // what the server wrote, until its first frame (watched connections only)
+	valid   bool   // the watched initialize is one a server serving the connection answers with a result
+	recent  bool   // none other was open at the initialize, but one had ended within recentEnd
 	timer   *time.Timer
 	others  []*guardedConn // open when the initialize request was written
 	stack   string
@@ -157,8 +180,18 @@ func (c *guardedConn) Read(p []byte) (int, error) {
 		if c.timer != nil {
 			c.timer.Stop()
 		}
+		refused, decided := false, !(watched || c.recent) || !c.valid
+		if !decided {
+			refused, decided = c.firstFrameRefuses(p[:n])
+		}
+		if decided {
+			c.timer, c.read, c.recent = nil, nil, false
+		}
 		g.mu.Unlock()
-		if first && watched {
+		switch {
+		case refused:
+			c.refused()
+		case first && watched && decided:
 			g.e.observed("TRN-003", "initialize answered on a connection opened while another of the suite's was open")
 		}
 	}
@@ -211,12 +244,14 @@ func (c *guardedConn) wrote(p []byte) {
 			continue
 		}
 		c.written, c.settled = nil, true
+		c.valid = validInitialize(f.Content)
 		for o := range g.live {
 			if o != c {
 				c.others = append(c.others, o)
 			}
 		}
 		if len(c.others) == 0 {
+			c.recent = !g.lastEnd.IsZero() && time.Since(g.lastEnd) < recentEnd
 			return // nothing else open: nothing to bound
 		}
 		c.timer = time.AfterFunc(unservedBound, c.expire)
@@ -253,4 +288,84 @@ func (c *guardedConn) expire() {
 	g.mu.Unlock()
 	g.e.violation("TRN-003", "%s", msg)
 	_ = c.Close(0) // the spec waiting for the answer ends now
+}
+
+// validInitialize reports whether an initialize request is one a server
+// that serves the connection answers with a result (§2.1): protocolVersion
+// 1 and a known role. An error answering another (LIFE-002's) is no
+// refusal of the connection.
+func validInitialize(content []byte) bool {
+	var m struct {
+		Params struct {
+			ProtocolVersion json.RawMessage `json:"protocolVersion"`
+			Role            *string         `json:"role"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(content, &m) != nil || string(m.Params.ProtocolVersion) != "1" {
+		return false
+	}
+	return m.Params.Role == nil || *m.Params.Role == wire.RoleWorker || *m.Params.Role == wire.RoleRun
+}
+
+// firstFrameRefuses adds p to what the server wrote on a watched
+// connection and, once that holds the first frame, says whether it is an
+// error answering the connection's valid initialize (decided false while
+// the frame is incomplete). Called with g.mu held.
+func (c *guardedConn) firstFrameRefuses(p []byte) (refused, decided bool) {
+	c.read = append(c.read, p...)
+	f, _, err := scan.Split(c.read, scan.Options{Mode: scan.Lenient, Limit: wire.MaxMessageBytes})
+	if errors.Is(err, scan.ErrIncomplete) && len(c.read) < 1<<20 {
+		return false, false
+	}
+	if err != nil {
+		return false, true // not a frame: the framing checks judge it
+	}
+	var m struct {
+		Error  json.RawMessage `json:"error"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(f.Content, &m) != nil || m.Method != "" {
+		return false, true
+	}
+	return len(m.Error) > 0 && string(m.Error) != "null", true
+}
+
+// refused records a server that answered a valid initialize on a new
+// connection with an error while other connections of the suite were
+// open: a refusal of the connection, TRN-003's violation, and, for the
+// spec that needed the connection, the cut that leaves it not verified;
+// from then on no connection is opened beside as many as were open.
+func (c *guardedConn) refused() {
+	g := c.g
+	g.mu.Lock()
+	still := 0
+	for _, o := range c.others {
+		if g.live[o] {
+			still++
+		}
+	}
+	msg := fmt.Sprintf("the server answered initialize on a new connection with an error while %d other connection(s) of the suite were open (§9.2: \"A socket server MUST serve several connections, concurrently\"; TRN-003: \"The server serves two simultaneous connections, each with its own initialize\")", still)
+	if still == 0 {
+		// The others closed between the initialize and its answer, or
+		// one ended just before it (recentEnd): the server may have
+		// refused while it still saw one of them. The spec needed a
+		// connection besides them all the same (its verdict is not this
+		// refusal's), but the refusal is no evidence against the server.
+		msg = fmt.Sprintf("the server answered initialize on a new connection with an error while %d other connection(s) of the suite were open, or one had ended %s before at most", len(c.others), recentEnd)
+	}
+	if g.cut == "" {
+		g.cut = "this spec needs a connection besides those open, and " + msg
+	}
+	if still == 0 {
+		g.mu.Unlock()
+		return
+	}
+	if g.unserved == "" {
+		g.unserved = msg
+	}
+	if g.limit == 0 || still < g.limit {
+		g.limit = still
+	}
+	g.mu.Unlock()
+	g.e.violation("TRN-003", "%s", msg)
 }

@@ -53,3 +53,26 @@ func TestOneConnectionAtATimeIsNonConformant(t *testing.T) {
 		t.Errorf("no spec is reported not verified for want of a second connection")
 	}
 }
+
+// TestRefusedSecondConnectionFailsOnlyTRN003: a socket server that answers
+// initialize with an error on a connection opened while another is open
+// fails TRN-003 and nothing else; the specs that needed a second connection
+// are not verified (issue 25: the suite's idle pooled connection made every
+// spec opening one beside it fail in a full run and pass under --only).
+func TestRefusedSecondConnectionFailsOnlyTRN003(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite")
+	}
+	l := listen(t, filepath.Join(bins(t), "saboteur"), "--fault", "second-conn-refused")
+	defer l.close()
+	code, res, out := conform(t, "--connect", l.addr)
+	var failed []string
+	for _, r := range res.Requirements {
+		if r.Status == conformance.Failed {
+			failed = append(failed, r.ID+": "+r.Reason)
+		}
+	}
+	if code != conformance.ExitNonConformant || len(failed) != 1 || !strings.HasPrefix(failed[0], "TRN-003: ") {
+		t.Errorf("exit %d, failed %q; want 1 with TRN-003 alone\n%s", code, failed, out)
+	}
+}
