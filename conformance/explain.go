@@ -297,8 +297,15 @@ func checksBreak(ids []string, broken string) bool {
 	if checksFraming(ids) {
 		return true
 	}
-	envelope := strings.Contains(broken, "malformed "+string(rpc.FaultEnvelope)+":") || strings.Contains(broken, "malformed "+string(rpc.FaultBatch)+":")
-	return envelope && slices.Contains(ids, "WIRE-008")
+	return envelopeBreak(broken) && slices.Contains(ids, "WIRE-008")
+}
+
+// envelopeBreak reports whether a client connection's stream broke at a
+// message that is no JSON-RPC 2.0 message or came inside a batch (broken,
+// brokenStream's text): the frames around it were read whole, so what the
+// run-wide checks recorded on them stands.
+func envelopeBreak(broken string) bool {
+	return strings.Contains(broken, "malformed "+string(rpc.FaultEnvelope)+":") || strings.Contains(broken, "malformed "+string(rpc.FaultBatch)+":")
 }
 
 // checksFraming reports whether one of ids is a framing requirement.

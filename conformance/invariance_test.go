@@ -332,3 +332,25 @@ func TestOnlySelections(t *testing.T) {
 		t.Errorf("onlyColumn of an unfailed requirement = %q", got)
 	}
 }
+
+// TestEnvelopeBreakLeavesRunWideViolations: a client connection broken at
+// a malformed envelope (the fixture workload's, full profile) does not
+// excuse a run-wide check whose violations were recorded frame by frame:
+// --only ERR-005 and --only ERR-006 fail the error-object faults as the
+// full run does (the kill matrix's --only pass found them not verified).
+func TestEnvelopeBreakLeavesRunWideViolations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite against the saboteur")
+	}
+	sab := filepath.Join(bins(t), "saboteur")
+	for _, tc := range []struct{ fault, id string }{
+		{"error-code-string", "ERR-005"},
+		{"error-message-object", "ERR-006"},
+		{"error-code-string", "WIRE-013"},
+	} {
+		_, res, out := conform(t, "--profile", "full", "--only", tc.id, "--spawn", sab+" --fault "+tc.fault)
+		if st := statuses(res)[tc.id]; st != conformance.Failed {
+			t.Errorf("--only %s against %s: %s, want failed\n%s", tc.id, tc.fault, st, out)
+		}
+	}
+}

@@ -144,7 +144,12 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 				AddReportEntry("evidence", string(data))
 			}
 			rep := CurrentSpecReport()
-			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksBreak(ids, b) {
+			// A run-wide check judges violations recorded frame by frame
+			// on every connection: a client stream broken at a malformed
+			// envelope (the workload's) leaves them standing; a framing
+			// break may not (issue 25: --only ERR-005 was not verified
+			// where the full run failed it).
+			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksBreak(ids, b) && !(isRunWide(text) && envelopeBreak(b)) {
 				AddReportEntry("stream broken", b)
 			}
 			if u := s.env.guard.takeCut(); u != "" && rep.Failed() && !slices.Contains(ids, "TRN-003") {
