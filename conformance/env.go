@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/schema"
@@ -75,8 +76,8 @@ type runEnv struct {
 	counter int
 	// runEvidence is every observation of the run, specEvidence those of
 	// the spec running now (evidence.go).
-	runEvidence  Evidence
-	specEvidence Evidence
+	runEvidence  report.Evidence
+	specEvidence report.Evidence
 	specIDs      []string // the running spec's requirements
 	// exercised summarises the run-wide workload once it ran (exercise.go).
 	exercised string
@@ -117,7 +118,7 @@ func describeMessage(f *frame, answer string) string {
 
 // newEnv prepares the transport and the fixture server.
 func newEnv(cfg Config) (*runEnv, error) {
-	e := &runEnv{cfg: cfg, runEvidence: Evidence{}, secretSet: map[string]bool{}}
+	e := &runEnv{cfg: cfg, runEvidence: report.Evidence{}, secretSet: map[string]bool{}}
 	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}, unchecked: map[string]string{}}
 	if cfg.Trace != nil {
 		e.trace = &traceLog{start: time.Now()}

@@ -1,79 +1,10 @@
 package conformance
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
-
-// Evidence is what a verdict rests on: for each requirement, how many
-// things of each kind the suite observed and checked ("frame framed",
-// "engine error CANCELLED", "case replace:false"). A spec whose check
-// depends on something happening (an error drawn, a message sent, an action
-// run) records it with runEnv.observed and ends with runEnv.requireEvidence, so
-// that a check that saw nothing reports not verified, never passed (D58).
-// The JSON report carries each spec's and each requirement's evidence.
-type Evidence map[string]map[string]int
-
-// add counts n observations of what for requirement id.
-func (ev Evidence) add(id, what string, n int) {
-	m := ev[id]
-	if m == nil {
-		m = map[string]int{}
-		ev[id] = m
-	}
-	m[what] += n
-}
-
-// frameFloor is the evidence every frame read from the server while a spec
-// runs gives each of the spec's requirements: the floor of evidence (a spec
-// that read nothing from the server cannot have checked it), never evidence
-// of what a particular check needs to see.
-const frameFloor = "frame received from the server"
-
-// total is the number of observations recorded for id, the frame floor
-// included.
-func (ev Evidence) total(id string) int {
-	n := 0
-	for _, c := range ev[id] {
-		n += c
-	}
-	return n
-}
-
-// checked is the number of observations recorded for id beyond the frame
-// floor: what a check that depends on something happening needs.
-func (ev Evidence) checked(id string) int {
-	return ev.total(id) - ev[id][frameFloor]
-}
-
-// merge adds every count of o.
-func (ev Evidence) merge(o Evidence) {
-	for id, m := range o {
-		for what, n := range m {
-			ev.add(id, what, n)
-		}
-	}
-}
-
-// clone copies ev.
-func (ev Evidence) clone() Evidence {
-	out := Evidence{}
-	out.merge(ev)
-	return out
-}
-
-// describe renders id's evidence as "what ×n, …", sorted.
-func (ev Evidence) describe(id string) string {
-	var parts []string
-	for what, n := range ev[id] {
-		parts = append(parts, fmt.Sprintf("%s ×%d", what, n))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
-}
 
 // observed records one observation of what for requirement id, for the
 // spec running now and for the run (the run-wide checks read the latter).
@@ -85,9 +16,9 @@ func (e *runEnv) observed(id, what string) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.runEvidence.add(id, what, 1)
+	e.runEvidence.Add(id, what, 1)
 	if e.specEvidence != nil {
-		e.specEvidence.add(id, what, 1)
+		e.specEvidence.Add(id, what, 1)
 	}
 }
 
@@ -95,16 +26,16 @@ func (e *runEnv) observed(id, what string) {
 func (e *runEnv) runObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.runEvidence.checked(id)
+	return e.runEvidence.Checked(id)
 }
 
 // specObserved returns how many observations the running spec made for id,
-// the frames it merely read (frameFloor) not counted: a check that needed
+// the frames it merely read (report.FrameFloor) not counted: a check that needed
 // to see something must have recorded it with observed.
 func (e *runEnv) specObserved(id string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.specEvidence.checked(id)
+	return e.specEvidence.Checked(id)
 }
 
 // specObservedWhat returns how many observations of what the running spec
@@ -141,7 +72,7 @@ func (e *runEnv) requireRunEvidence(id, why string) {
 // LastFrames.
 func (e *runEnv) beginSpec(ids []string) {
 	e.mu.Lock()
-	e.specEvidence = Evidence{}
+	e.specEvidence = report.Evidence{}
 	e.specIDs = ids
 	e.specExchange = newExchange()
 	e.lastExchange, e.lastIDs = e.specExchange, ids
@@ -168,13 +99,13 @@ func (e *runEnv) frameReceived() {
 		return
 	}
 	for _, id := range e.specIDs {
-		e.specEvidence.add(id, frameFloor, 1)
+		e.specEvidence.Add(id, report.FrameFloor, 1)
 	}
 }
 
 // endSpec returns the running spec's evidence and stops recording it and
 // its exchange (which LastFrames still renders).
-func (e *runEnv) endSpec() Evidence {
+func (e *runEnv) endSpec() report.Evidence {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ev := e.specEvidence
@@ -192,13 +123,13 @@ func (e *runEnv) adoptRunEvidence(id string) {
 	}
 	// The run's record already holds what this spec observed (the
 	// workload ran inside it): replace, keeping the spec's own frame count.
-	own := e.specEvidence[id][frameFloor]
+	own := e.specEvidence[id][report.FrameFloor]
 	m := map[string]int{}
 	for what, n := range e.runEvidence[id] {
 		m[what] = n
 	}
 	if own > 0 {
-		m[frameFloor] = own
+		m[report.FrameFloor] = own
 	}
 	e.specEvidence[id] = m
 }

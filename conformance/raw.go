@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	scan "github.com/e2e-conform/toolkit/protocol/frame"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/transport"
@@ -681,12 +682,7 @@ func (r *rawConn) Close(timeout time.Duration) error {
 	return r.tc.Close(timeout)
 }
 
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
-	}
-	return s
-}
+func clip(s string) string { return report.Clip(s) }
 
 // contentFault says what is wrong with a content part that is not UTF-8
 // JSON, showing the bytes around the fault ("" when it is UTF-8 JSON).

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import "testing"
 
@@ -7,7 +7,7 @@ func TestCameStopsAtWant(t *testing.T) {
 	r := &Result{
 		Requirements: []RequirementResult{{ID: "WIRE-009", Status: Failed, Reason: "failed: got code -32603; want -32601 (§1.7)"}},
 	}
-	explain(r)
+	r.Explain()
 	x := r.Requirements[0].Explanation
 	if x == nil || x.Came != "code -32603" || x.Wanted != "-32601 (§1.7)" {
 		t.Fatalf("explanation %+v", x)

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"regexp"
@@ -51,7 +51,7 @@ func card(t *testing.T, page, id string) string {
 // does: TRN-001 (late in the catalog) failed, ERR-006 passed, every other
 // spec not selected.
 func onlyRun() *Result {
-	env := &runEnv{Transport: "spawn", Manifest: wire.Manifest{Name: "only-engine", Version: "1", SPIVersion: 1,
+	in := RunInput{Reached: true, Transport: "spawn", Manifest: wire.Manifest{Name: "only-engine", Version: "1", SPIVersion: 1,
 		Methods: []string{wire.MethodObserve, wire.MethodOpen}}}
 	var specs []SpecResult
 	for _, r := range catalog.All() {
@@ -62,12 +62,12 @@ func onlyRun() *Result {
 			s.LastFrames = "  conn 1 (client) send {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"engine/observe\"}\n  conn 1 (client) recv {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n"
 			s.FrameTimes = []int64{5, 70}
 		case "ERR-006":
-			s.Status, s.Evidence = Passed, Evidence{"ERR-006": {frameFloor: 2}}
+			s.Status, s.Evidence = Passed, Evidence{"ERR-006": {FrameFloor: 2}}
 		}
 		specs = append(specs, s)
 	}
-	res := summarize(Config{Spawn: []string{"./only-engine"}, Only: []string{"TRN-001", "ERR-006"}}, env, specs, nil)
-	explain(&res)
+	res := Summarize(Scope{Engine: "engine ./only-engine", Profile: ProfileCore, Only: []string{"TRN-001", "ERR-006"}}, in, specs, nil)
+	res.Explain()
 	return &res
 }
 

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"encoding/json"
@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -61,6 +59,9 @@ type SpecResult struct {
 	// spec is not verified, never failed, and the run is a harness error
 	// unless a MUST failed elsewhere.
 	SuiteError bool `json:"suiteError,omitempty"`
+	// RunWide marks a run-wide check: it judges every message of the run,
+	// so every shard runs it and Merge combines the shards' results.
+	RunWide bool `json:"runWide,omitempty"`
 	// Evidence is what the spec observed and checked, per requirement.
 	Evidence Evidence      `json:"evidence,omitempty"`
 	Duration time.Duration `json:"durationNs"`
@@ -124,97 +125,6 @@ type Result struct {
 	StaleBaseline []string `json:"staleBaseline,omitempty"`
 }
 
-// specsFrom converts ginkgo's spec reports.
-func specsFrom(r types.Report) []SpecResult {
-	var out []SpecResult
-	for _, sr := range r.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt {
-			continue
-		}
-		res := SpecResult{Text: sr.LeafNodeText, Duration: sr.RunTime}
-		for _, l := range sr.Labels() {
-			if _, ok := catalog.Lookup(l); ok {
-				res.Requirements = append(res.Requirements, l)
-			}
-		}
-		msg := sr.Failure.Message
-		switch {
-		case sr.State == types.SpecStatePassed:
-			res.Status = Passed
-		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, notApplicable):
-			res.Status, res.Message = NotApplicable, strings.TrimPrefix(msg, notApplicable)
-		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, nothingToCheck):
-			res.Status, res.Message, res.NothingToCheck = NotVerified, strings.TrimPrefix(msg, nothingToCheck), true
-		case sr.State == types.SpecStateSkipped && strings.HasPrefix(msg, notVerified):
-			res.Status, res.Message = NotVerified, strings.TrimPrefix(msg, notVerified)
-		case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
-			res.Status, res.Message = NotSelected, msg
-		case sr.State == types.SpecStatePanicked:
-			// A panic is the suite's own bug, whatever the engine sent: no
-			// requirement is failed for it (the run reports a harness error).
-			res.Status, res.SuiteError = NotVerified, true
-			res.Message = "the suite itself broke (a bug of e2e-conform, not a finding about the engine; please report it): " + failureText(sr)
-		default: // failed, timedout, interrupted, aborted
-			res.Status, res.Message = Failed, strings.TrimSpace(sr.State.String()+": "+failureText(sr))
-		}
-		for _, e := range sr.ReportEntries {
-			switch e.Name {
-			case "last frames":
-				res.LastFrames = e.StringRepresentation()
-			case "frame times":
-				var t []int64
-				if json.Unmarshal([]byte(e.StringRepresentation()), &t) == nil {
-					res.FrameTimes = t
-				}
-			case "warning":
-				res.Warnings = append(res.Warnings, e.StringRepresentation())
-			case "connection unserved":
-				// The server left a connection the spec needed unserved
-				// (connguard.go): the run-wide check of TRN-003 reports
-				// that; the spec did not judge its own requirement.
-				if res.Status == Failed {
-					res.Status, res.Message = NotVerified, e.StringRepresentation()+"; what the spec then saw: "+res.Message
-				}
-			case "stream broken":
-				// A connection's stream broke under the spec (a framing
-				// fault the run-wide WIRE-001 check reports): what failed
-				// after it is not the spec's requirement's fault.
-				if res.Status == Failed {
-					res.Status, res.Message = NotVerified, e.StringRepresentation()+"; what the spec then saw: "+res.Message
-				}
-			case "evidence":
-				var ev Evidence
-				if json.Unmarshal([]byte(e.StringRepresentation()), &ev) == nil {
-					res.Evidence = ev
-				}
-			}
-		}
-		if res.Status == Passed && totalEvidence(res.Evidence) == 0 {
-			// Every spec talks to the server; one that read nothing from
-			// it checked nothing (D58).
-			res.Status, res.Message = NotVerified, "the spec read nothing from the server, so it checked nothing"
-		}
-		out = append(out, res)
-	}
-	return out
-}
-
-// totalEvidence counts every observation of ev.
-func totalEvidence(ev Evidence) int {
-	n := 0
-	for id := range ev {
-		n += ev.total(id)
-	}
-	return n
-}
-
-// summarize turns spec results into the requirement verdicts, the verdict
-// and the exit code (one function decides all three, so the summary and the
-// exit code cannot disagree).
-func summarize(cfg Config, env *runEnv, specs []SpecResult, harnessErr error) Result {
-	return summarizeRun(cfg, env.summaryInput(), specs, harnessErr)
-}
-
 // RunFacts are what a run learned of the engine, beyond its manifest, that
 // decide which requirements apply (catalog.Facts); the report keeps them so
 // that Merge decides as one run would.
@@ -229,44 +139,63 @@ type RunFacts struct {
 	InitRefused string `json:"initRefused,omitempty"`
 }
 
-// summaryInput is what summarizeRun needs of a run besides its specs.
-type summaryInput struct {
-	reached   bool // the engine was discovered (a manifest was read)
-	transport string
-	manifest  wire.Manifest
-	facts     RunFacts
-	latency   []MethodLatency
+// Profiles.
+const (
+	// ProfileCore checks the requirements that need no fixture screen.
+	ProfileCore = "core"
+	// ProfileFull checks every requirement; a MUST left not verified makes
+	// the run incomplete.
+	ProfileFull = "full"
+)
+
+// Scope is what a verdict is judged within: the engine's name, the
+// profile, the selection (Only, Skip), the shard, and the baseline. It is
+// all Summarize needs of a run's configuration.
+type Scope struct {
+	// Engine names the engine in the report (its command or address).
+	Engine string
+	// Profile is ProfileCore or ProfileFull.
+	Profile string
+	// Only and Skip are the run's selection.
+	Only, Skip []string
+	// Shard is the part of the run's specs it ran (the zero Shard: all).
+	Shard Shard
+	// Baseline is the run's expected failures: the reason of each
+	// requirement it lists, by ID.
+	Baseline map[string]string
 }
 
-// summaryInput collects e's part of the summary (a nil e: nothing).
-func (e *runEnv) summaryInput() summaryInput {
-	if e == nil {
-		return summaryInput{}
-	}
-	in := summaryInput{reached: e.Manifest.Name != "", transport: e.Transport, manifest: e.Manifest, latency: e.latency.snapshot()}
-	in.facts.TapModifiersPresent = e.tapModifiersPresent
-	in.facts.ServerSent = e.sentKinds()
-	if e.initRefused != nil {
-		in.facts.InitRefused = e.initRefused.Error()
-	}
-	return in
+// RunInput is what Summarize needs of a run besides its specs.
+type RunInput struct {
+	// Reached: the engine was discovered (a manifest was read).
+	Reached bool
+	// Transport is the transport the run used.
+	Transport string
+	// Manifest is the engine's manifest (when Reached).
+	Manifest wire.Manifest
+	// Facts are what the run learned that decides applicability.
+	Facts RunFacts
+	// Latency is the suite's round trips per method.
+	Latency []MethodLatency
 }
 
-// summarizeRun is summarize over a run's input, its own or merged.
-func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr error) Result {
-	res := Result{Suite: "e2e-conform", SuiteVersion: SuiteVersion, Profile: cfg.profile(), Counts: map[Status]int{}, Specs: specs}
-	res.Engine = (&suite{cfg: cfg}).name()
-	res.Transport = in.transport
-	if in.reached {
-		m := in.manifest
+// Summarize turns spec results into the requirement verdicts, the verdict
+// and the exit code (one function decides all three, so the summary and
+// the exit code cannot disagree), for a run's own input or merged shards'.
+func Summarize(sc Scope, in RunInput, specs []SpecResult, harnessErr error) Result {
+	res := Result{Suite: "e2e-conform", SuiteVersion: SuiteVersion, Profile: sc.Profile, Counts: map[Status]int{}, Specs: specs}
+	res.Engine = sc.Engine
+	res.Transport = in.Transport
+	if in.Reached {
+		m := in.Manifest
 		res.Manifest = &m
 	}
-	facts := catalog.Facts{Manifest: in.manifest, Transport: in.transport, TapModifiersPresent: in.facts.TapModifiersPresent,
-		Sent: func(what string) bool { return slices.Contains(in.facts.ServerSent, what) }}
-	res.Facts = in.facts
-	res.Latency = in.latency
-	if len(cfg.ExpectedFailures) > 0 {
-		res.ExpectedFailures = maps.Clone(cfg.ExpectedFailures)
+	facts := catalog.Facts{Manifest: in.Manifest, Transport: in.Transport, TapModifiersPresent: in.Facts.TapModifiersPresent,
+		Sent: func(what string) bool { return slices.Contains(in.Facts.ServerSent, what) }}
+	res.Facts = in.Facts
+	res.Latency = in.Latency
+	if len(sc.Baseline) > 0 {
+		res.ExpectedFailures = maps.Clone(sc.Baseline)
 	}
 	bySpec := map[string][]SpecResult{}
 	for _, s := range specs {
@@ -308,7 +237,7 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 		// a run that never reached the engine (nothing it selected needed
 		// it, or it could not) knows no manifest and decides none.
 		applies, why := true, ""
-		if in.reached {
+		if in.Reached {
 			applies, why = r.Applies(facts)
 		}
 		st := map[Status]bool{}
@@ -335,7 +264,7 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 		switch {
 		case r.Withdrawn():
 			rr.Status, rr.Reason = NotApplicable, "withdrawn"
-		case !in.reached && harnessErr == nil && len(ss) == 0:
+		case !in.Reached && harnessErr == nil && len(ss) == 0:
 			rr.Status, rr.Reason = NotVerified, "the engine could not be reached"
 		case !applies:
 			rr.Status, rr.Reason = NotApplicable, why
@@ -353,13 +282,13 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 		default:
 			rr.Status, rr.Reason = NotSelected, skipMsg
 		}
-		if reason, listed := cfg.ExpectedFailures[r.ID]; listed {
+		if reason, listed := sc.Baseline[r.ID]; listed {
 			rr.Baseline = reason
 			switch rr.Status {
 			case Failed:
 				rr.Status = ExpectedFailure
 			case Passed:
-				if !cfg.Shard.sharded() { // another shard may fail it: merge judges
+				if !sc.Shard.Sharded() { // another shard may fail it: merge judges
 					res.StaleBaseline = append(res.StaleBaseline, r.ID)
 				}
 			}
@@ -372,7 +301,7 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 		}
 		_, allowed := mayStayUnverified()[r.ID]
 		allowed = allowed || (len(ss) > 0 && st[NotVerified] && onlyNothingToCheck)
-		if rr.Status == NotVerified && r.Level == catalog.Must && !allowed && (!r.Fixture || cfg.profile() == ProfileFull) {
+		if rr.Status == NotVerified && r.Level == catalog.Must && !allowed && (!r.Fixture || sc.Profile == ProfileFull) {
 			mustUnverified++ // in the profile's scope, applicable, and not checked
 		}
 		res.Counts[rr.Status]++
@@ -396,17 +325,17 @@ func summarizeRun(cfg Config, in summaryInput, specs []SpecResult, harnessErr er
 		res.Verdict, res.ExitCode, res.Reason = "stale baseline", ExitNonConformant, staleReason(res.StaleBaseline)
 	case mustUnverified > 0:
 		res.Verdict, res.ExitCode = "incomplete", ExitIncomplete
-		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, cfg.profile())
-		if in.facts.InitRefused != "" {
-			res.Reason += ": " + in.facts.InitRefused
+		res.Reason = fmt.Sprintf("%d applicable MUST requirement(s) of the %s profile not verified", mustUnverified, sc.Profile)
+		if in.Facts.InitRefused != "" {
+			res.Reason += ": " + in.Facts.InitRefused
 		}
 	default:
 		res.Verdict, res.ExitCode = "conformant", ExitConformant
-		if n := res.Counts[NotSelected]; n > 0 && (len(cfg.Only) > 0 || len(cfg.Skip) > 0) {
+		if n := res.Counts[NotSelected]; n > 0 && (len(sc.Only) > 0 || len(sc.Skip) > 0) {
 			res.Reason = fmt.Sprintf("for the selection only: %d requirement(s) not selected", n)
 		}
-		if n := res.Counts[NotSelected]; n > 0 && cfg.Shard.sharded() {
-			res.Reason = fmt.Sprintf("for shard %s only: %d requirement(s) held by other shards or not selected; merge the shards' reports for the verdict", cfg.Shard, n)
+		if n := res.Counts[NotSelected]; n > 0 && sc.Shard.Sharded() {
+			res.Reason = fmt.Sprintf("for shard %s only: %d requirement(s) held by other shards or not selected; merge the shards' reports for the verdict", sc.Shard, n)
 		}
 		if n := res.Counts[ExpectedFailure]; n > 0 {
 			res.Reason = strings.TrimPrefix(res.Reason+"; ", "; ") + fmt.Sprintf("with %d expected failure(s) listed in the baseline", n)
@@ -431,12 +360,12 @@ func mayStayUnverified() map[string]string {
 // statement, what went wrong and its likely cause, and the failures one
 // cause likely explains grouped (groups.go); the verdict. The exchanges
 // are left to the reports (e2e-conform --explain ID FILE).
-func (r *Result) WriteSummary(w io.Writer) { r.writeSummary(w, "", false) }
+func (r *Result) WriteSummary(w io.Writer) { r.WriteSummaryOf(w, "", false) }
 
-// writeSummary is WriteSummary; report, when given, is the path of the
+// WriteSummaryOf is WriteSummary; report, when given, is the path of the
 // run's JSON report, named in the pointer to --explain; brief names the
 // failures only (the run's console told each as it came).
-func (r *Result) writeSummary(w io.Writer, report string, brief bool) {
+func (r *Result) WriteSummaryOf(w io.Writer, report string, brief bool) {
 	type counts struct{ p, f, na, nv, ns, xf int }
 	per := map[string]*counts{}
 	var order []string
@@ -509,7 +438,7 @@ func (r *Result) WriteJSON(path string) error {
 }
 
 // WriteJUnit writes a JUnit XML report that validates against the common
-// JUnit schema (Jenkins' junit-10.xsd, conformance/testdata): one testcase
+// JUnit schema (Jenkins' junit-10.xsd, conformance/report/testdata): one testcase
 // per spec, named by its sentence, its requirement IDs as the classname
 // (a testcase holds no <properties> there), skipped
 // specs with their real reason; the run's profile, verdict and engine are
@@ -563,18 +492,18 @@ func (r *Result) WriteJUnit(path string) error {
 				ts.Skipped++
 				break
 			}
-			if !checksMust(s.Requirements) {
+			if !ChecksMust(s.Requirements) {
 				// A SHOULD miss is a warning: CI must not turn red on it.
 				out += "warning (SHOULD, not a failure): " + s.Message + "\n" + s.LastFrames
 				break
 			}
-			tc.Failure = &message{Message: firstLine(s.Message), Text: s.Message + "\n" + s.LastFrames}
+			tc.Failure = &message{Message: FirstLine(s.Message), Text: s.Message + "\n" + s.LastFrames}
 			ts.Failures++
 		case NotApplicable, NotVerified, NotSelected:
 			if s.SuiteError {
 				// The suite's own code broke: neither the engine's failure
 				// nor a skip.
-				tc.Error = &message{Message: "suite error: " + firstLine(s.Message), Text: s.Message}
+				tc.Error = &message{Message: "suite error: " + FirstLine(s.Message), Text: s.Message}
 				ts.Errors++
 				break
 			}
@@ -599,7 +528,26 @@ func ifStr(cond bool, s string) string {
 	return ""
 }
 
-func firstLine(s string) string {
+// FirstLine is the first line of s.
+func FirstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// Clip cuts s to 120 bytes, marking the cut with "…".
+func Clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// ChecksMust reports whether any of ids is a MUST requirement.
+func ChecksMust(ids []string) bool {
+	for _, id := range ids {
+		if r, ok := catalog.Lookup(id); ok && r.Level == catalog.Must {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"encoding/json"
@@ -220,4 +220,10 @@ func likelyCauseOf(id, reason string) string {
 		}
 	}
 	return likelyCause[id]
+}
+
+// IsAnswerLine reports whether an exchange line is a JSON-RPC response.
+func IsAnswerLine(line string) bool {
+	fs := exchangeFrames(line)
+	return len(fs) == 1 && fs[0].answer()
 }

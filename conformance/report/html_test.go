@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bytes"
@@ -81,27 +81,29 @@ func handMadeResult() *Result {
 		},
 		Duration: 2 * time.Second,
 	}
-	explain(r) // sections and explanations, as Run and Merge do
+	r.Explain() // sections and explanations, as Run and Merge do
 	return r
 }
 
 // catalogResult is a run summarised the way Run does it (summarize over
 // the whole catalog): every area, most requirements unverified, latency
-// recorded through the runEnv's recorder.
+// as the suite's recorder gives it.
 func catalogResult() *Result {
-	env := &runEnv{Transport: "spawn", Manifest: wire.Manifest{Name: "catalog-engine", Version: "2", SPIVersion: 1,
-		Methods: []string{wire.MethodObserve, wire.MethodOpen}}}
-	for i := range 20 {
-		env.latency.record(wire.MethodObserve, time.Duration(i)*time.Millisecond, i == 3)
-	}
-	env.latency.record(wire.MethodInitialize, 50*time.Millisecond, false)
+	in := RunInput{Reached: true, Transport: "spawn", Manifest: wire.Manifest{Name: "catalog-engine", Version: "2", SPIVersion: 1,
+		Methods: []string{wire.MethodObserve, wire.MethodOpen}},
+		// The suite's recorder's table for 20 observe calls of 0…19 ms
+		// (one an error) and one initialize of 50 ms.
+		Latency: []MethodLatency{
+			{Method: wire.MethodInitialize, Count: 1, P50Ms: 50, P90Ms: 50, P99Ms: 50, MaxMs: 50},
+			{Method: wire.MethodObserve, Count: 20, Errors: 1, P50Ms: 9, P90Ms: 17, P99Ms: 19, MaxMs: 19},
+		}}
 	specs := []SpecResult{
 		{Text: "frames every message", Requirements: []string{"WIRE-001"}, Status: Failed, Message: "failed: " + scriptReason,
 			LastFrames: scriptFrames, Evidence: Evidence{"WIRE-001": {"frame read and framed": 3}}},
 		{Text: "writes two header fields", Requirements: []string{"WIRE-002"}, Status: Passed,
 			Evidence: Evidence{"WIRE-002": {"header part read": 3}}},
 	}
-	res := summarize(Config{Spawn: []string{"./catalog-engine"}}, env, specs, nil)
+	res := Summarize(Scope{Engine: "engine ./catalog-engine", Profile: ProfileCore}, in, specs, nil)
 	return &res
 }
 

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bytes"
@@ -306,7 +306,7 @@ const chartHeight = 96
 // htmlTemplate parses the report's template.
 func htmlTemplate() (*template.Template, error) {
 	return template.New("report").Funcs(template.FuncMap{
-		"ms": func(d time.Duration) string { return fmt.Sprintf("%.1f ms", millis(d)) },
+		"ms": func(d time.Duration) string { return fmt.Sprintf("%.1f ms", Millis(d)) },
 		// md renders a sentence's code spans; bytes escapes a frame's
 		// bytes that are not UTF-8 (\xNN).
 		"md":    markdownCode,

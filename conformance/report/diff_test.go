@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 func TestLatencyRegressed(t *testing.T) {
@@ -45,7 +47,7 @@ func diffReport(verdict string, statuses map[string]Status, p90 map[string]float
 			r.Requirements = append(r.Requirements, RequirementResult{ID: id, Level: "MUST", Status: st, Reason: "why " + id + " is " + string(st)})
 		}
 	}
-	for _, m := range latencyMethods() {
+	for _, m := range append(append([]string{wire.MethodInitialize}, wire.EngineMethods()...), wire.MethodShutdown) {
 		if v, ok := p90[m]; ok {
 			r.Latency = append(r.Latency, MethodLatency{Method: m, Count: latencyMinCalls, P90Ms: v})
 		}

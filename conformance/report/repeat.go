@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"encoding/json"
@@ -198,7 +198,7 @@ func (s *Stability) WriteSummary(w io.Writer) {
 		for _, sr := range v.Statuses {
 			fmt.Fprintf(w, "  %s (%s)", sr.Status, runList(sr.Runs))
 			if sr.Reason != "" {
-				fmt.Fprintf(w, ": %s", indent(firstLine(sr.Reason)))
+				fmt.Fprintf(w, ": %s", indent(FirstLine(sr.Reason)))
 			}
 			fmt.Fprintln(w)
 		}
@@ -207,7 +207,7 @@ func (s *Stability) WriteSummary(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	for _, v := range s.FailedEveryRun {
-		fmt.Fprintf(w, "FAILED in every run %s (%s): %s\n", v.ID, v.Level, indent(firstLine(v.Statuses[0].Reason)))
+		fmt.Fprintf(w, "FAILED in every run %s (%s): %s\n", v.ID, v.Level, indent(FirstLine(v.Statuses[0].Reason)))
 	}
 	fmt.Fprintf(w, "\nverdict over the runs: %s, exit %d\n", s.Verdict, s.ExitCode)
 	fmt.Fprintf(w, "%d runs, %d requirements varied\n", len(s.Runs), len(s.Varied))
@@ -217,7 +217,7 @@ func (s *Stability) WriteSummary(w io.Writer) {
 func (r RunSummary) Line(n int) string {
 	line := fmt.Sprintf("run %d/%d: verdict: %s", r.Run, n, r.Verdict)
 	if r.Reason != "" {
-		line += " (" + firstLine(r.Reason) + ")"
+		line += " (" + FirstLine(r.Reason) + ")"
 	}
 	line += fmt.Sprintf(", exit %d", r.ExitCode)
 	if r.Duration > 0 {

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"fmt"
@@ -31,11 +31,11 @@ func (g FailureGroup) String() string {
 	ids := strings.Join(g.Requirements, ", ")
 	switch {
 	case len(g.Connections) > 0 && g.Answer != "":
-		return fmt.Sprintf("%s fail on the same exchange (%s) or with the same answer (%s): one engine bug likely", ids, strings.Join(g.Connections, ", "), clipRunes(consoleLine(g.Answer), 120))
+		return fmt.Sprintf("%s fail on the same exchange (%s) or with the same answer (%s): one engine bug likely", ids, strings.Join(g.Connections, ", "), ClipRunes(ConsoleLine(g.Answer), 120))
 	case len(g.Connections) > 0:
 		return fmt.Sprintf("%s fail on the same exchange (%s): one engine bug likely", ids, strings.Join(g.Connections, ", "))
 	default:
-		return fmt.Sprintf("%s fail with the same answer (%s): one engine bug likely", ids, clipRunes(consoleLine(g.Answer), 120))
+		return fmt.Sprintf("%s fail with the same answer (%s): one engine bug likely", ids, ClipRunes(ConsoleLine(g.Answer), 120))
 	}
 }
 
@@ -87,7 +87,7 @@ func (r *Result) FailureGroups() []FailureGroup {
 		}
 		f := failure{id: rr.ID, cites: connsIn(rr.Reason), frames: map[int]bool{}}
 		if x := rr.Explanation; x != nil {
-			if !isRunWide(x.Spec) { // a run-wide check's exchange is whatever ended last
+			if !r.runWide(x.Spec) { // a run-wide check's exchange is whatever ended last
 				f.frames = connsIn(x.Exchange)
 			}
 			f.answer = specificAnswer(x.Came)
@@ -189,4 +189,14 @@ func groupOf(groups []FailureGroup, id string) (FailureGroup, bool) {
 		}
 	}
 	return FailureGroup{}, false
+}
+
+// runWide reports whether the spec of text is one of r's run-wide checks.
+func (r *Result) runWide(text string) bool {
+	for _, s := range r.Specs {
+		if s.Text == text {
+			return s.RunWide
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ var ErrMerge = errors.New("the shard reports cannot be merged")
 // Merge combines the JSON reports of the shards of one run (Config.Shard,
 // `e2e-conform --shard i/n`) into the report one unsharded run would give.
 // It works at the level of specs, then decides the requirements, the
-// verdict and the exit code with the very code a run uses (summarizeRun),
+// verdict and the exit code with the very code a run uses (Summarize),
 // so the rules cannot drift:
 //   - every spec but the run-wide checks is held by exactly one shard (the
-//     rule the shards ran by, Shard.holds), and its result is that
+//     rule the shards ran by, Shard.Holds), and its result is that
 //     shard's, also for a spec the selection left out (the profile, Only,
 //     Skip), which every shard reports not selected;
 //   - a run-wide check ran in every shard over that shard's traffic: it
@@ -30,7 +30,7 @@ var ErrMerge = errors.New("the shard reports cannot be merged")
 //     not verified otherwise;
 //   - a requirement is failed when any of its specs failed, passed only
 //     when every spec that ran for it passed, not verified or not
-//     applicable as the spec says (summarizeRun);
+//     applicable as the spec says (Summarize);
 //   - the facts that decide applicability are the union of the shards'
 //     (the server-to-client messages seen in any shard).
 //
@@ -101,36 +101,36 @@ func MergeWithBaseline(reports []*Result, baseline map[string]string) (*Result, 
 			}
 		}
 	}
-	if err := validateExpectedFailures(baseline); err != nil {
+	if err := ValidateExpectedFailures(baseline); err != nil {
 		return nil, fmt.Errorf("%w: the baseline: %w", ErrMerge, err)
 	}
 	specs, err := mergeSpecs(reports)
 	if err != nil {
 		return nil, err
 	}
-	in := summaryInput{reached: first.Manifest != nil, transport: first.Transport}
+	in := RunInput{Reached: first.Manifest != nil, Transport: first.Transport}
 	if first.Manifest != nil {
-		in.manifest = *first.Manifest
+		in.Manifest = *first.Manifest
 	}
 	for _, r := range reports {
-		in.facts.TapModifiersPresent = in.facts.TapModifiersPresent || r.Facts.TapModifiersPresent
+		in.Facts.TapModifiersPresent = in.Facts.TapModifiersPresent || r.Facts.TapModifiersPresent
 		for _, s := range r.Facts.ServerSent {
-			if !slices.Contains(in.facts.ServerSent, s) {
-				in.facts.ServerSent = append(in.facts.ServerSent, s)
+			if !slices.Contains(in.Facts.ServerSent, s) {
+				in.Facts.ServerSent = append(in.Facts.ServerSent, s)
 			}
 		}
-		if in.facts.InitRefused == "" {
-			in.facts.InitRefused = r.Facts.InitRefused
+		if in.Facts.InitRefused == "" {
+			in.Facts.InitRefused = r.Facts.InitRefused
 		}
 	}
-	sort.Strings(in.facts.ServerSent)
-	in.latency = mergeLatency(reports)
-	cfg := Config{Profile: first.Profile, Name: first.Engine, ExpectedFailures: baseline}
+	sort.Strings(in.Facts.ServerSent)
+	in.Latency = mergeLatency(reports)
+	sc := Scope{Engine: first.Engine, Profile: first.Profile, Baseline: baseline}
 	if sel := first.Selection; sel != nil {
-		cfg.Only, cfg.Skip = sel.Only, sel.Skip
+		sc.Only, sc.Skip = sel.Only, sel.Skip
 	}
-	res := summarizeRun(cfg, in, specs, nil)
-	explain(&res)
+	res := Summarize(sc, in, specs, nil)
+	res.Explain()
 	if first.Provenance != nil {
 		p := *first.Provenance
 		for _, r := range reports {
@@ -140,7 +140,7 @@ func MergeWithBaseline(reports []*Result, baseline map[string]string) (*Result, 
 		}
 		res.Provenance = &p
 	}
-	res.Selection = &Selection{Only: cfg.Only, Skip: cfg.Skip, MergedShards: n}
+	res.Selection = &Selection{Only: sc.Only, Skip: sc.Skip, MergedShards: n}
 	for _, r := range reports {
 		res.Duration = max(res.Duration, r.Duration)
 	}
@@ -149,7 +149,7 @@ func MergeWithBaseline(reports []*Result, baseline map[string]string) (*Result, 
 
 // shardOfReport is r's shard, nil for a report of a whole run.
 func shardOfReport(r *Result) *Shard {
-	if r.Selection == nil || r.Selection.Shard == nil || !r.Selection.Shard.sharded() {
+	if r.Selection == nil || r.Selection.Shard == nil || !r.Selection.Shard.Sharded() {
 		return nil
 	}
 	return r.Selection.Shard
@@ -187,7 +187,7 @@ func sameRun(a, b *Result) error {
 		{"manifest", !bytes.Equal(ma, mb), string(ma), string(mb)},
 	} {
 		if c.differ {
-			return fmt.Errorf("another %s (%s, %s)", c.what, clip(c.x), clip(c.y))
+			return fmt.Errorf("another %s (%s, %s)", c.what, Clip(c.x), Clip(c.y))
 		}
 	}
 	return nil
@@ -202,7 +202,7 @@ func revision(p *Provenance) string {
 
 // mergeSpecs takes each spec's result from the shard that held it, and
 // combines the run-wide checks over every shard. Which shard held a spec
-// is the rule the run itself used (Shard.holds, by the spec's text), not
+// is the rule the run itself used (Shard.Holds, by the spec's text), not
 // what a report says of it: a spec the selection left out (the profile,
 // Only, Skip) is reported not selected by every shard, and only its
 // holder's report counts. A spec that ran (passed or failed) in a shard
@@ -218,17 +218,17 @@ func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 			}
 			m, ok := merged[s.Text]
 			switch {
-			case isRunWide(s.Text) && ok:
+			case s.RunWide && ok:
 				combineRunWide(m, s, sh.String())
-			case isRunWide(s.Text), sh.holds(s.Text):
+			case sh.Holds(s.Text, s.RunWide):
 				if ok {
 					return nil, fmt.Errorf("%w: the spec %q is reported twice by shard %s", ErrMerge, s.Text, sh)
 				}
 				c := s
-				c.Evidence = s.Evidence.clone()
+				c.Evidence = s.Evidence.Clone()
 				merged[s.Text] = &c
 			case s.Status == Passed || s.Status == Failed:
-				return nil, fmt.Errorf("%w: the spec %q %s in shard %s, but shard %s holds it", ErrMerge, s.Text, s.Status, sh, holderOf(s.Text, sh.Count))
+				return nil, fmt.Errorf("%w: the spec %q %s in shard %s, but shard %s holds it", ErrMerge, s.Text, s.Status, sh, HolderOf(s.Text, sh.Count))
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 	for _, t := range order {
 		m, ok := merged[t]
 		if !ok {
-			return nil, fmt.Errorf("%w: shard %s, which holds the spec %q, does not report it", ErrMerge, holderOf(t, shardOfReport(reports[0]).Count), t)
+			return nil, fmt.Errorf("%w: shard %s, which holds the spec %q, does not report it", ErrMerge, HolderOf(t, shardOfReport(reports[0]).Count), t)
 		}
 		out = append(out, *m)
 	}
@@ -262,7 +262,7 @@ func combineRunWide(m *SpecResult, s SpecResult, sh string) {
 	if m.Evidence == nil {
 		m.Evidence = Evidence{}
 	}
-	m.Evidence.merge(s.Evidence)
+	m.Evidence.Merge(s.Evidence)
 	m.Duration += s.Duration
 }
 

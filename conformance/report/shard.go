@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"fmt"
@@ -29,10 +29,11 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: want i/n, e.g. 2/3", s)
 	}
 	sh := Shard{Index: i, Count: n}
-	return sh, sh.validate()
+	return sh, sh.Validate()
 }
 
-func (s Shard) validate() error {
+// Validate checks 1 <= Index <= Count (the zero Shard is valid).
+func (s Shard) Validate() error {
 	if s == (Shard{}) {
 		return nil
 	}
@@ -45,13 +46,13 @@ func (s Shard) validate() error {
 // String is "i/n".
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
-// sharded reports whether s splits the run.
-func (s Shard) sharded() bool { return s.Count > 1 }
+// Sharded reports whether s splits the run.
+func (s Shard) Sharded() bool { return s.Count > 1 }
 
-// holds reports whether the spec of text runs in shard s: every spec when
-// the run is not split, the run-wide checks in every shard.
-func (s Shard) holds(text string) bool {
-	if !s.sharded() || isRunWide(text) {
+// Holds reports whether the spec of text runs in shard s: every spec when
+// the run is not split, the run-wide checks (runWide) in every shard.
+func (s Shard) Holds(text string, runWide bool) bool {
+	if !s.Sharded() || runWide {
 		return true
 	}
 	return shardOf(text, s.Count) == s.Index
@@ -64,9 +65,6 @@ func shardOf(text string, n int) int {
 	return int(h.Sum64()%uint64(n)) + 1
 }
 
-// holderOf is the one shard of n that holds the spec of text, which is
+// HolderOf is the one shard of n that holds the spec of text, which is
 // no run-wide check (every shard holds those).
-func holderOf(text string, n int) Shard { return Shard{Index: shardOf(text, n), Count: n} }
-
-// notInShard is the skip message of a spec another shard holds.
-const notInShard = "not selected: held by shard "
+func HolderOf(text string, n int) Shard { return Shard{Index: shardOf(text, n), Count: n} }

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"os"
@@ -38,9 +38,9 @@ func junitEverySpecKind(t *testing.T) Result {
 			specs[i].Message = "a bug of e2e-conform: panic"
 		}
 	}
-	cfg := Config{Only: []string{"LIFE-004", "WIRE-009", "LIFE-001", should, "WIRE-005", "WIRE-006"}, ExpectedFailures: map[string]string{"LIFE-004": "bug 12"}}
-	res := summarizeRun(cfg, summaryInput{reached: true, transport: "spawn"}, specs, nil)
-	explain(&res)
+	cfg := Scope{Profile: ProfileCore, Only: []string{"LIFE-004", "WIRE-009", "LIFE-001", should, "WIRE-005", "WIRE-006"}, Baseline: map[string]string{"LIFE-004": "bug 12"}}
+	res := Summarize(cfg, RunInput{Reached: true, Transport: "spawn"}, specs, nil)
+	res.Explain()
 	return res
 }
 

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"errors"
@@ -38,14 +38,14 @@ func (r *Result) writeFailures(w io.Writer, report string, brief bool) {
 		if brief {
 			continue
 		}
-		fmt.Fprintf(w, "\nFAILED %s (%s)%s: %s\n  %s\n", rr.ID, rr.Level, ifStr(rr.Section != "", " "+rr.Section), consoleLine(rr.Statement), clipRunes(consoleLine(rr.Reason), 400))
+		fmt.Fprintf(w, "\nFAILED %s (%s)%s: %s\n  %s\n", rr.ID, rr.Level, ifStr(rr.Section != "", " "+rr.Section), ConsoleLine(rr.Statement), ClipRunes(ConsoleLine(rr.Reason), 400))
 		if x := rr.Explanation; x != nil {
 			if x.LikelyCause != "" {
-				fmt.Fprintf(w, "  likely cause: %s\n", consoleLine(x.LikelyCause))
+				fmt.Fprintf(w, "  likely cause: %s\n", ConsoleLine(x.LikelyCause))
 			}
-			fmt.Fprintf(w, "  wanted: %s\n", clipRunes(consoleLine(x.Wanted), 300))
+			fmt.Fprintf(w, "  wanted: %s\n", ClipRunes(ConsoleLine(x.Wanted), 300))
 			if x.Came != "" {
-				fmt.Fprintf(w, "  came: %s\n", clipRunes(consoleLine(x.Came), 300))
+				fmt.Fprintf(w, "  came: %s\n", ClipRunes(ConsoleLine(x.Came), 300))
 			}
 		}
 	}
