@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/schema"
@@ -74,11 +73,9 @@ type runEnv struct {
 	// one by one until the next build.
 	scan    *leakMatcher
 	counter int
-	// runEvidence is every observation of the run, specEvidence those of
-	// the spec running now (evidence.go).
-	runEvidence  report.Evidence
-	specEvidence report.Evidence
-	specIDs      []string // the running spec's requirements
+	// evidence is the run's and the running spec's observations
+	// (evidence.go).
+	evidence evidenceRecorder
 	// exercised summarises the run-wide workload once it ran (exercise.go).
 	exercised string
 	// provoked: the server-to-client scenario ran for the applicability
@@ -118,7 +115,7 @@ func describeMessage(f *frame, answer string) string {
 
 // newEnv prepares the transport and the fixture server.
 func newEnv(cfg Config) (*runEnv, error) {
-	e := &runEnv{cfg: cfg, runEvidence: report.Evidence{}, secretSet: map[string]bool{}}
+	e := &runEnv{cfg: cfg, secretSet: map[string]bool{}}
 	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}, unchecked: map[string]string{}}
 	if cfg.Trace != nil {
 		e.trace = &traceLog{start: time.Now()}

@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"testing"
-
-	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // The frames a spec reads are the floor of its evidence (a spec that read
@@ -27,7 +25,7 @@ func TestFramesReadAreNotEvidenceOfACheck(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &runEnv{runEvidence: report.Evidence{}}
+			e := &runEnv{}
 			e.beginSpec([]string{"SIG-001"})
 			for range tc.frames {
 				e.frameReceived()

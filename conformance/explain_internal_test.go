@@ -12,7 +12,6 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
-	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -154,7 +153,7 @@ func fakeServer(t *testing.T, e *runEnv) (*rawConn, *io.PipeWriter, *io.PipeRead
 }
 
 func testEnv() *runEnv {
-	e := &runEnv{runEvidence: report.Evidence{}}
+	e := &runEnv{}
 	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}}
 	return e
 }

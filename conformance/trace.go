@@ -383,8 +383,8 @@ func (e *runEnv) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
 	if e.specExchange != nil {
 		e.specExchange.add(line)
 	}
-	spec := strings.Join(e.specIDs, ",")
 	e.mu.Unlock()
+	spec := strings.Join(e.evidence.specIDs(), ",")
 	if e.trace != nil && c != nil {
 		e.trace.add(c, dir, s, spec)
 	}
