@@ -138,9 +138,7 @@ func fxCanary(prefix string) string {
 
 // fxSecrets returns every value registered with e.Secret so far.
 func (e *runEnv) fxSecrets() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]string(nil), e.secrets...)
+	return append([]string(nil), e.secrets.values()...)
 }
 
 // fxLeaks returns where each of values appears: in lines (stderr lines, or

@@ -460,14 +460,8 @@ func (e *runEnv) streamBroke(how string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.specBroken == "" {
-		e.specBroken = e.redactLocked(how)
+		e.specBroken = e.secrets.redact(how)
 	}
-}
-
-// redactLocked is Redact with e.mu held.
-func (e *runEnv) redactLocked(s string) string {
-	m, tail := e.secretScanLocked()
-	return redactWith(m, tail, s)
 }
 
 // brokenStream says how the stream of a connection the running spec used
