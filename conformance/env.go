@@ -43,21 +43,13 @@ type runEnv struct {
 	// fixtures is the fixture server FixtureURL names (fixtureserver.go).
 	fixtures *fixtureServer
 
-	mu     sync.Mutex
-	frames []frameRecord // the last frames exchanged (actLastResult)
-	conns  int           // connections opened so far (connInfo ids)
-	// specExchange is the running spec's frames, labelled by connection;
-	// lastExchange and lastIDs those of the spec that ran last (trace.go).
-	specExchange *exchange
-	lastExchange *exchange
-	lastIDs      []string
+	// exchanges records the frames of every connection, the running
+	// spec's exchange and what broke under it (exchanges.go).
+	exchanges exchangeRecorder
 	// trace holds the --trace lines (nil without Config.Trace).
 	trace *traceLog
-	// specBroken is how the stream of a connection the running spec used
-	// broke ("" while none did): the spec then ends at once, not verified.
-	specBroken string
-	// specClients are the client connections the running spec opened.
-	specClients []*client.Conn
+
+	mu sync.Mutex // guards counter and exercised
 	// pool holds the worker connection specs hand on (pool.go).
 	pool workerPool
 	// stderr keeps the spawned servers' stderr lines (stderr.go).
@@ -440,11 +432,11 @@ func (e *runEnv) openClient(ctx context.Context, role string) (*clientConn, erro
 
 // usedBySpec notes that the running spec uses client connection c.
 func (e *runEnv) usedBySpec(c *client.Conn) {
-	e.mu.Lock()
-	if len(e.specClients) < 64 {
-		e.specClients = append(e.specClients, c)
+	e.exchanges.mu.Lock()
+	if len(e.exchanges.specClients) < 64 {
+		e.exchanges.specClients = append(e.exchanges.specClients, c)
 	}
-	e.mu.Unlock()
+	e.exchanges.mu.Unlock()
 }
 
 // Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on

@@ -169,21 +169,21 @@ func (e *runEnv) requireRunEvidence(id, why string) {
 // LastFrames.
 func (e *runEnv) beginSpec(ids []string) {
 	e.evidence.begin(ids)
-	e.mu.Lock()
-	e.specExchange = newExchange()
-	e.lastExchange, e.lastIDs = e.specExchange, ids
-	e.specClients = nil
-	e.mu.Unlock()
+	e.exchanges.mu.Lock()
+	e.exchanges.specExchange = newExchange()
+	e.exchanges.lastExchange, e.exchanges.lastIDs = e.exchanges.specExchange, ids
+	e.exchanges.specClients = nil
+	e.exchanges.mu.Unlock()
 }
 
 // prepareSpec forgets the previous spec's exchange and broken stream, as
 // the spec starts (before the server-to-client scenario it may run, whose
 // broken stream counts as the spec's).
 func (e *runEnv) prepareSpec(ids []string) {
-	e.mu.Lock()
-	e.lastExchange, e.lastIDs = nil, ids
-	e.specBroken, e.specClients = "", nil
-	e.mu.Unlock()
+	e.exchanges.mu.Lock()
+	e.exchanges.lastExchange, e.exchanges.lastIDs = nil, ids
+	e.exchanges.specBroken, e.exchanges.specClients = "", nil
+	e.exchanges.mu.Unlock()
 }
 
 // frameReceived credits the running spec's requirements with one frame
@@ -196,9 +196,9 @@ func (e *runEnv) frameReceived() {
 // its exchange (which LastFrames still renders).
 func (e *runEnv) endSpec() report.Evidence {
 	ev := e.evidence.end()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.specExchange = nil
+	e.exchanges.mu.Lock()
+	defer e.exchanges.mu.Unlock()
+	e.exchanges.specExchange = nil
 	return ev
 }
 

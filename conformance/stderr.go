@@ -25,38 +25,38 @@ const (
 // keep adds line to the ring, dropping the oldest lines past its bounds;
 // a dropped line that holds a value of secrets (raw or encoded) is kept
 // among leaks, so the leak checks still see it (ERR-007).
-func (e *stderrRing) keep(line string, secrets *secretStore) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.lines = append(e.lines, line)
-	e.size += len(line)
-	for len(e.lines)-e.off > 1 && (len(e.lines)-e.off > stderrLines || e.size > stderrBytes) {
-		old := e.lines[e.off]
-		e.lines[e.off] = ""
-		e.size -= len(old)
-		e.off++
-		if len(e.leaks) >= stderrLeakLines {
+func (r *stderrRing) keep(line string, secrets *secretStore) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, line)
+	r.size += len(line)
+	for len(r.lines)-r.off > 1 && (len(r.lines)-r.off > stderrLines || r.size > stderrBytes) {
+		old := r.lines[r.off]
+		r.lines[r.off] = ""
+		r.size -= len(old)
+		r.off++
+		if len(r.leaks) >= stderrLeakLines {
 			continue
 		}
 		for _, v := range secrets.values() {
 			if _, ok := findLeak(old, v); ok {
-				e.leaks = append(e.leaks, old)
+				r.leaks = append(r.leaks, old)
 				break
 			}
 		}
 	}
-	if e.off > len(e.lines)/2 { // release the dropped lines' slots, amortised
-		e.lines = append([]string(nil), e.lines[e.off:]...)
-		e.off = 0
+	if r.off > len(r.lines)/2 { // release the dropped lines' slots, amortised
+		r.lines = append([]string(nil), r.lines[r.off:]...)
+		r.off = 0
 	}
 }
 
 // all returns the lines kept: the dropped ones that held a secret, then
 // the newest.
-func (e *stderrRing) all() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append(append([]string(nil), e.leaks...), e.lines[e.off:]...)
+func (r *stderrRing) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append(append([]string(nil), r.leaks...), r.lines[r.off:]...)
 }
 
 // StderrLines returns the spawned servers' stderr lines so far: the newest

@@ -165,10 +165,10 @@ func (c *connInfo) recentExchange() string {
 
 // newConn numbers a new connection.
 func (e *runEnv) newConn(role string) *connInfo {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.conns++
-	return &connInfo{id: e.conns, role: role}
+	e.exchanges.mu.Lock()
+	defer e.exchanges.mu.Unlock()
+	e.exchanges.conns++
+	return &connInfo{id: e.exchanges.conns, role: role}
 }
 
 // frameLine is one frame as an exchange shows it: "conn 3 (raw) send {…}",
@@ -378,12 +378,12 @@ func (e *runEnv) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
 			}
 		}
 	}
-	e.mu.Lock()
-	e.frames = keepFrames(append(e.frames, frameRecord{dir, s}))
-	if e.specExchange != nil {
-		e.specExchange.add(line)
+	e.exchanges.mu.Lock()
+	e.exchanges.frames = keepFrames(append(e.exchanges.frames, frameRecord{dir, s}))
+	if e.exchanges.specExchange != nil {
+		e.exchanges.specExchange.add(line)
 	}
-	e.mu.Unlock()
+	e.exchanges.mu.Unlock()
 	spec := strings.Join(e.evidence.specIDs(), ",")
 	if e.trace != nil && c != nil {
 		e.trace.add(c, dir, s, spec)
@@ -409,10 +409,10 @@ func describeRequest(content []byte) string {
 // labelled with its connection, and, for each of its requirements with a
 // run-wide violation, the frames around the first one.
 func (e *runEnv) LastFrames() string {
-	e.mu.Lock()
-	x := e.lastExchange
-	ids := append([]string(nil), e.lastIDs...)
-	e.mu.Unlock()
+	e.exchanges.mu.Lock()
+	x := e.exchanges.lastExchange
+	ids := append([]string(nil), e.exchanges.lastIDs...)
+	e.exchanges.mu.Unlock()
 	var b strings.Builder
 	b.WriteString(x.render())
 	for _, id := range ids {
@@ -427,9 +427,9 @@ func (e *runEnv) LastFrames() string {
 // exchange (the first part of LastFrames, before any run-wide violation's
 // frames) was recorded, in µs since the spec began.
 func (e *runEnv) LastFrameTimes() []int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.lastExchange.times()
+	e.exchanges.mu.Lock()
+	defer e.exchanges.mu.Unlock()
+	return e.exchanges.lastExchange.times()
 }
 
 // indentLines indents every line of s by two more spaces.
@@ -457,10 +457,10 @@ func (e *runEnv) writeTrace() error {
 // spec is then reported not verified, with how, unless the spec checks the
 // framing itself (suite.go, report.go). prepareSpec forgets it.
 func (e *runEnv) streamBroke(how string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.specBroken == "" {
-		e.specBroken = e.secrets.redact(how)
+	e.exchanges.mu.Lock()
+	defer e.exchanges.mu.Unlock()
+	if e.exchanges.specBroken == "" {
+		e.exchanges.specBroken = e.secrets.redact(how)
 	}
 }
 
@@ -469,10 +469,10 @@ func (e *runEnv) streamBroke(how string) {
 // connection whose stream failed on a malformed message; "" when none did.
 // It is called before endSpec.
 func (e *runEnv) brokenStream() string {
-	e.mu.Lock()
-	b := e.specBroken
-	clients := append([]*client.Conn(nil), e.specClients...)
-	e.mu.Unlock()
+	e.exchanges.mu.Lock()
+	b := e.exchanges.specBroken
+	clients := append([]*client.Conn(nil), e.exchanges.specClients...)
+	e.exchanges.mu.Unlock()
 	if b != "" {
 		return b
 	}
