@@ -432,11 +432,7 @@ func (e *runEnv) openClient(ctx context.Context, role string) (*clientConn, erro
 
 // usedBySpec notes that the running spec uses client connection c.
 func (e *runEnv) usedBySpec(c *client.Conn) {
-	e.exchanges.mu.Lock()
-	if len(e.exchanges.specClients) < 64 {
-		e.exchanges.specClients = append(e.exchanges.specClients, c)
-	}
-	e.exchanges.mu.Unlock()
+	e.exchanges.usedBy(c)
 }
 
 // Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on

@@ -169,21 +169,14 @@ func (e *runEnv) requireRunEvidence(id, why string) {
 // LastFrames.
 func (e *runEnv) beginSpec(ids []string) {
 	e.evidence.begin(ids)
-	e.exchanges.mu.Lock()
-	e.exchanges.specExchange = newExchange()
-	e.exchanges.lastExchange, e.exchanges.lastIDs = e.exchanges.specExchange, ids
-	e.exchanges.specClients = nil
-	e.exchanges.mu.Unlock()
+	e.exchanges.begin(ids)
 }
 
 // prepareSpec forgets the previous spec's exchange and broken stream, as
 // the spec starts (before the server-to-client scenario it may run, whose
 // broken stream counts as the spec's).
 func (e *runEnv) prepareSpec(ids []string) {
-	e.exchanges.mu.Lock()
-	e.exchanges.lastExchange, e.exchanges.lastIDs = nil, ids
-	e.exchanges.specBroken, e.exchanges.specClients = "", nil
-	e.exchanges.mu.Unlock()
+	e.exchanges.prepare(ids)
 }
 
 // frameReceived credits the running spec's requirements with one frame
@@ -196,9 +189,7 @@ func (e *runEnv) frameReceived() {
 // its exchange (which LastFrames still renders).
 func (e *runEnv) endSpec() report.Evidence {
 	ev := e.evidence.end()
-	e.exchanges.mu.Lock()
-	defer e.exchanges.mu.Unlock()
-	e.exchanges.specExchange = nil
+	e.exchanges.end()
 	return ev
 }
 

@@ -330,9 +330,7 @@ func actExpectEngineError(err error, what string, codes ...engineerr.Code) *engi
 // false when the pair is no longer among them (or the response has no
 // result).
 func (e *runEnv) actLastResult(method string) (string, bool) {
-	e.exchanges.mu.Lock()
-	frames := append([]frameRecord(nil), e.exchanges.frames...)
-	e.exchanges.mu.Unlock()
+	frames := e.exchanges.recent()
 	for i := len(frames) - 1; i >= 0; i-- {
 		if frames[i].dir != rpc.Sent {
 			continue

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -165,10 +164,7 @@ func (c *connInfo) recentExchange() string {
 
 // newConn numbers a new connection.
 func (e *runEnv) newConn(role string) *connInfo {
-	e.exchanges.mu.Lock()
-	defer e.exchanges.mu.Unlock()
-	e.exchanges.conns++
-	return &connInfo{id: e.exchanges.conns, role: role}
+	return &connInfo{id: e.exchanges.nextConn(), role: role}
 }
 
 // frameLine is one frame as an exchange shows it: "conn 3 (raw) send {…}",
@@ -378,12 +374,7 @@ func (e *runEnv) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
 			}
 		}
 	}
-	e.exchanges.mu.Lock()
-	e.exchanges.frames = keepFrames(append(e.exchanges.frames, frameRecord{dir, s}))
-	if e.exchanges.specExchange != nil {
-		e.exchanges.specExchange.add(line)
-	}
-	e.exchanges.mu.Unlock()
+	e.exchanges.record(frameRecord{dir, s}, line)
 	spec := strings.Join(e.evidence.specIDs(), ",")
 	if e.trace != nil && c != nil {
 		e.trace.add(c, dir, s, spec)
@@ -409,10 +400,7 @@ func describeRequest(content []byte) string {
 // labelled with its connection, and, for each of its requirements with a
 // run-wide violation, the frames around the first one.
 func (e *runEnv) LastFrames() string {
-	e.exchanges.mu.Lock()
-	x := e.exchanges.lastExchange
-	ids := append([]string(nil), e.exchanges.lastIDs...)
-	e.exchanges.mu.Unlock()
+	x, ids := e.exchanges.last()
 	var b strings.Builder
 	b.WriteString(x.render())
 	for _, id := range ids {
@@ -427,9 +415,7 @@ func (e *runEnv) LastFrames() string {
 // exchange (the first part of LastFrames, before any run-wide violation's
 // frames) was recorded, in µs since the spec began.
 func (e *runEnv) LastFrameTimes() []int64 {
-	e.exchanges.mu.Lock()
-	defer e.exchanges.mu.Unlock()
-	return e.exchanges.lastExchange.times()
+	return e.exchanges.lastTimes()
 }
 
 // indentLines indents every line of s by two more spaces.
@@ -457,11 +443,7 @@ func (e *runEnv) writeTrace() error {
 // spec is then reported not verified, with how, unless the spec checks the
 // framing itself (suite.go, report.go). prepareSpec forgets it.
 func (e *runEnv) streamBroke(how string) {
-	e.exchanges.mu.Lock()
-	defer e.exchanges.mu.Unlock()
-	if e.exchanges.specBroken == "" {
-		e.exchanges.specBroken = e.secrets.redact(how)
-	}
+	e.exchanges.broke(func() string { return e.secrets.redact(how) })
 }
 
 // brokenStream says how the stream of a connection the running spec used
@@ -469,10 +451,7 @@ func (e *runEnv) streamBroke(how string) {
 // connection whose stream failed on a malformed message; "" when none did.
 // It is called before endSpec.
 func (e *runEnv) brokenStream() string {
-	e.exchanges.mu.Lock()
-	b := e.exchanges.specBroken
-	clients := append([]*client.Conn(nil), e.exchanges.specClients...)
-	e.exchanges.mu.Unlock()
+	b, clients := e.exchanges.broken()
 	if b != "" {
 		return b
 	}
