@@ -98,7 +98,7 @@ type Config struct {
 	// parts' reports into one verdict.
 	Shard report.Shard
 	// ExpectedFailures is the run's baseline: requirement ID → why its
-	// failure is expected (--expected-failures FILE, baseline.go). A listed
+	// failure is expected (--expected-failures FILE, report/baseline.go). A listed
 	// requirement that fails is reported ExpectedFailure and does not make
 	// the run non-conformant; one that passes makes the run exit 1 ("stale
 	// baseline entry"); one not checked (not selected, not applicable, not

@@ -203,3 +203,6 @@ func (e *runEnv) adoptRunEvidence(id string) {
 // check (the engine did what the spec allows and left the check nothing to
 // judge).
 func skipNothingToCheck(reason string) { Skip(nothingToCheck + reason) }
+
+// skipNotVerified skips the running spec as not verified.
+func skipNotVerified(reason string) { Skip(notVerified + reason) }

@@ -729,3 +729,11 @@ func around(b []byte, at int) string {
 	}
 	return fmt.Sprintf("%s%q⟦here⟧%q%s", pre, b[lo:at], b[at:hi], post)
 }
+
+// endErr is why r stopped reading: io.EOF when the server closed cleanly,
+// a framing error otherwise, nil while it reads.
+func (r *rawConn) endErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}

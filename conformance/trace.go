@@ -441,7 +441,7 @@ func (e *runEnv) writeTrace() error {
 // streamBroke records that the stream of a connection broke (a framing
 // fault of the server's) while the running spec used it: a failure of the
 // spec is then reported not verified, with how, unless the spec checks the
-// framing itself (suite.go, report.go). prepareSpec forgets it.
+// framing itself (suite.go, verdict.go). prepareSpec forgets it.
 func (e *runEnv) streamBroke(how string) {
 	e.exchanges.broke(func() string { return e.secrets.redact(how) })
 }

@@ -14,8 +14,10 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Helpers of the S2C-008 specs: attempt/deriveSecret sent by the suite at
-// the moments "no pending request" can hold.
+// The secret scenario of the server-to-client, errors and run-wide specs
+// (an attempt whose fill makes the engine ask attempt/resolveSecret, and
+// the suite's answers), and the S2C-008 steps: attempt/deriveSecret sent
+// by the suite at the moments "no pending request" can hold.
 
 // derivationOf returns the derivation a held attempt/resolveSecret
 // carries, compact, or "" when it carries none.
@@ -174,4 +176,141 @@ func (e *runEnv) registerDerived(content []byte) {
 	for _, v := range resp.Result.Values {
 		e.Secret(v)
 	}
+}
+
+// attemptScenario runs one attempt on a new raw connection: init,
+// startAttempt with screens, session/open of the form screen, engine/observe,
+// the secret fill of its password field, and settleAttempt (those listed),
+// endAttempt, and a
+// request for an unknown method after it, to read what the server wrote
+// after the endAttempt response.
+func attemptScenario(ctx context.Context, e *runEnv, screens bool) *pipelinedConn {
+	ss := e.openPipelined(ctx)
+	ss.attempt(ctx, screens)
+	if e.Manifest.Lists(wire.MethodOpen) {
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodOpen, ss.openParams(e.FixtureURL+secretPath, id, 30000))
+	}
+	if e.Manifest.Lists(wire.MethodObserve) {
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodObserve, `{"operation":`+ss.operation(id, 30000)+`}`)
+		if fill, ok := ss.fillSecret(id); ok {
+			_, err := ss.await(ctx, fill, 0)
+			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to engine/perform fill of the password field")
+		}
+	}
+	if rootID, ok := ss.observedRoot(); ok && e.Manifest.Lists(wire.MethodPerform) {
+		// An action, not only reads: an engine that sends attempt/screen
+		// after actions shows it here (S2C-002).
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodPerform, fmt.Sprintf(`{"ref":{"id":%q,"revision":""},"action":{"kind":%q},"operation":%s}`,
+			rootID, firstKind(e.Manifest.Actions, "hover", "scrollIntoView", "focus", "tap"), ss.operation(id, 30000)))
+	}
+	if e.Manifest.Lists(wire.MethodSettleAttempt) {
+		id := ss.id()
+		ss.call(ctx, id, wire.MethodSettleAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`)
+	}
+	for _, rep := range ss.replies {
+		if rep.method != "" && wire.IsOperationMethod(rep.method) && !screens {
+			e.observed("S2C-002", "operation answered in a screens: false attempt")
+		}
+	}
+	ss.endAttempt(ctx)
+	ss.probe(ctx, "after the attempt")
+	return ss
+}
+
+// provokeSecret runs the suite's secret scenario on ss and holds the first
+// attempt/resolveSecret the server sends: lifecycle/init,
+// lifecycle/startAttempt, session/open of the form screen (secretPath),
+// engine/observe and engine/perform fill of its password field with
+// secretFill, and lifecycle/endAttempt, those listed, each until it is
+// answered or the request arrives. It returns the request and the id of the suite's request then
+// pending ("" when none), or nil when the scenario ends without one. Later
+// server requests are held too until ss.hold is cleared. attemptScenario
+// runs the same steps first (S2C-001), so that an engine asking for a
+// secret in them has done so during the run and S2C-005..008 apply.
+func provokeSecret(ctx context.Context, e *runEnv, ss *pipelinedConn) (*frame, string) {
+	return ss.secretScenario(ctx, e, true)
+}
+
+// secretScenario runs the secret scenario's steps on s, holding server
+// requests: lifecycle/init (when withInit and listed), startAttempt,
+// session/open of the form screen, engine/observe, the secret fill, and
+// endAttempt, those listed, each until it is answered or a request arrives.
+func (s *pipelinedConn) secretScenario(ctx context.Context, e *runEnv, withInit bool) (*frame, string) {
+	s.hold = true
+	// step writes a request (none when params is "", the request already
+	// written) and reads until it is answered or a secret is requested.
+	step := func(id, method, params string) (*frame, string) {
+		if params != "" {
+			s.write(id, method, params)
+		}
+		for !s.answered(id) && len(s.held) == 0 {
+			_, err := s.next(ctx)
+			Expect(err).NotTo(HaveOccurred(), "waiting for the answer to %s", method)
+		}
+		if len(s.held) == 0 {
+			return nil, ""
+		}
+		if s.answered(id) {
+			return s.held[0], ""
+		}
+		return s.held[0], id
+	}
+	if withInit && e.Manifest.Lists(wire.MethodInit) {
+		id := s.id()
+		if f, t := step(id, wire.MethodInit, s.initParams(id)); f != nil {
+			return f, t
+		}
+	}
+	id := s.id()
+	params := s.startParams(false, id)
+	if e.Manifest.Lists(wire.MethodStartAttempt) {
+		if f, t := step(id, wire.MethodStartAttempt, params); f != nil {
+			return f, t
+		}
+	}
+	if e.Manifest.Lists(wire.MethodOpen) {
+		id := s.id()
+		if f, t := step(id, wire.MethodOpen, s.openParams(e.FixtureURL+secretPath, id, 30000)); f != nil {
+			return f, t
+		}
+	}
+	if e.Manifest.Lists(wire.MethodObserve) {
+		id := s.id()
+		if f, t := step(id, wire.MethodObserve, `{"operation":`+s.operation(id, 30000)+`}`); f != nil {
+			return f, t
+		}
+		if fill, ok := s.fillSecret(id); ok {
+			if f, t := step(fill, "engine/perform fill of the password field", ""); f != nil {
+				return f, t
+			}
+		}
+	}
+	// The request is allowed until the endAttempt response (§6.6), from
+	// any thread of the engine: the scenario ends with endAttempt (when
+	// listed), read until its response, so that a request sent after the
+	// last step's answer, or while endAttempt runs, is held too. No timing
+	// guess: what arrives after the endAttempt response is outside the
+	// window (S2C-001 reports it).
+	if e.Manifest.Lists(wire.MethodEndAttempt) {
+		id := s.id()
+		s.endID = id
+		if f, t := step(id, wire.MethodEndAttempt, `{"signal":{"id":`+id+`},"timeoutMs":5000}`); f != nil {
+			return f, t
+		}
+	}
+	return nil, ""
+}
+
+// respondSecret answers a held attempt/resolveSecret with a canary value.
+func (s *pipelinedConn) respondSecret(f *frame) {
+	for i, h := range s.held {
+		if h == f {
+			s.held = append(s.held[:i], s.held[i+1:]...)
+			break
+		}
+	}
+	s.answer(f)
 }

@@ -17,84 +17,11 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Helpers of the signal, transport, manifest, server-to-client and some
-// lifecycle specs: a raw session that keeps several requests in flight and
-// times their answers, the slow page, and the counter screen.
-
-// The fixture screens these specs use. The fixture contract
-// (conformance/fixture) is not final: these constants are the one place to
-// align with it.
-const (
-	// counterPath is the counter screen's path on the fixture server,
-	// counterMarker the marker it shows once staged.
-	counterPath   = "/counter"
-	counterMarker = "e2e-fixture:counter"
-	// counterTapName is the name of the counter screen's button (role
-	// button) that counts taps.
-	counterTapName = "Tap"
-	// slowPath is the navigation fixture's slow page. The suite's fixture
-	// server answers the path /slow after 5 s, and an engine that stages
-	// screens in memory treats the path /slow as its slow page. The query
-	// is ignored by both; it makes an engine that simulates page loads by
-	// a delay parameter (the example engine) treat the page as slow too.
-	slowPath = "/slow?delay=5000"
-	// secretPath is the page the S2C specs open to provoke an
-	// attempt/resolveSecret: the form screen, whose password input
-	// (passwordTestID, or role textbox named passwordName) they fill with
-	// secretFill. The value is the saboteur's convention (its
-	// DerivedSecretPrefix: resolve the secret name with a derivation and
-	// fill its plaintext); another engine asks for secrets its own way.
-	secretPath     = "/form"
-	passwordTestID = "password-input"
-	passwordName   = "Password"
-	secretFill     = "derived-secret:e2e-conform-login"
-	// probeMethod is a method outside §1.7, which every server answers
-	// -32601 at once, whatever is in flight (WIRE-009, WIRE-011).
-	probeMethod = "e2e-conform/probe"
-)
-
-// counterTap returns the counter screen's button that counts taps.
-func counterTap(snap *wire.EngineSnapshot) *wire.SemanticNode {
-	var found *wire.SemanticNode
-	snap.Root.Walk(func(n *wire.SemanticNode) bool {
-		if n.Role != nil && *n.Role == "button" && n.Name != nil && *n.Name == counterTapName {
-			found = n
-			return false
-		}
-		return true
-	})
-	return found
-}
-
-// screenText is what a screen shows: every node's name, text and value in
-// document order. The counter is unchanged when this is (until the fixture
-// contract names the node that shows the count, the whole screen is
-// compared: a tap that was never performed changes nothing on it).
-func screenText(snap *wire.EngineSnapshot) string {
-	var b strings.Builder
-	snap.Root.Walk(func(n *wire.SemanticNode) bool {
-		for _, p := range []*string{n.Name, n.Text, n.Value} {
-			if p != nil {
-				b.WriteString(*p)
-			}
-			b.WriteByte('|')
-		}
-		b.WriteByte('\n')
-		return true
-	})
-	return b.String()
-}
-
-// Abort reasons the specs send (§7.2): error objects encoded like a failed
-// method's error. Each message is unique in the run, so an echo is not a
-// coincidence.
-func reasonE2E(tag string, retryable bool) string {
-	return fmt.Sprintf(`{"code":-32000,"message":"e2e-conform: test timed out after 120000 ms (%s)","data":{"type":"e2e","category":"test","code":"TEST_TIMEOUT","retryable":%v}}`, tag, retryable)
-}
-
-func reasonEngine(tag, code string, retryable bool) string {
-	return fmt.Sprintf(`{"code":-32000,"message":"e2e-conform: aborted by the suite (%s)","data":{"type":"engine","code":%q,"retryable":%v}}`, tag, code, retryable)
-}
+// The pipelined raw connection of the signal, transport, manifest,
+// server-to-client and some lifecycle specs: a raw session that keeps
+// several requests in flight and times their answers (the counter screen
+// and the slow page they use are counterscreen.go, the abort reasons they
+// send and compare abortreasons.go).
 
 // reply is a response and when the suite read it.
 type reply struct {
@@ -538,29 +465,6 @@ func (s *pipelinedConn) notRefused(ctx context.Context, f *frame, reason string)
 	s.refusesSlowPage(ctx, eo)
 }
 
-// abortAnswer reports whether eo is an answer an abort (with reason, when
-// not "") or a timeout gives: CANCELLED, OPERATION_TIMEOUT, or the
-// reason echoed.
-func abortAnswer(eo *wire.ErrorObject, reason string) bool {
-	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && (d.Code == "CANCELLED" || d.Code == "OPERATION_TIMEOUT") {
-		return true
-	}
-	return reason != "" && echoesReason(eo, reason)
-}
-
-// echoesReason reports whether eo carries the code and message of the
-// suite's abort reason: each reason's message names the spec that sent it,
-// so no refusal of the page can carry it, whatever its data says (a server
-// rewrites an echoed reason's retryable to false, §7.5, SIG-005). Whether
-// the echo is exact is SIG-004's check, not this one's.
-func echoesReason(eo *wire.ErrorObject, reason string) bool {
-	var w wire.ErrorObject
-	if json.Unmarshal([]byte(reason), &w) != nil {
-		return false
-	}
-	return eo.Code == w.Code && eo.Message == w.Message
-}
-
 func (s *pipelinedConn) openParams(url, sig string, timeoutMs int) string {
 	return fmt.Sprintf(`{"url":%q,"operation":%s}`, url, s.operation(sig, timeoutMs))
 }
@@ -610,40 +514,4 @@ func (s *pipelinedConn) fillSecret(observeID string) (string, bool) {
 	id := s.id()
 	s.write(id, wire.MethodPerform, fmt.Sprintf(`{"ref":%s,"action":{"kind":"fill","value":%q,"sensitive":true},"operation":%s}`, ref, secretFill, s.operation(id, 30000)))
 	return id, true
-}
-
-// skipNotVerified skips the running spec as not verified.
-func skipNotVerified(reason string) { Skip(notVerified + reason) }
-
-// endErr is why r stopped reading: io.EOF when the server closed cleanly,
-// a framing error otherwise, nil while it reads.
-func (r *rawConn) endErr() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
-// sameError reports how error object got differs from the reason object
-// want (code, message and data equal as JSON), "" when it does not.
-func sameError(got *wire.ErrorObject, want string) string {
-	var w wire.ErrorObject
-	_ = json.Unmarshal([]byte(want), &w)
-	if got.Code != w.Code || got.Message != w.Message {
-		return fmt.Sprintf("want %d %q, got %d %q", w.Code, w.Message, got.Code, got.Message)
-	}
-	var gd, wd any
-	_ = json.Unmarshal(got.Data, &gd)
-	_ = json.Unmarshal(w.Data, &wd)
-	gj, _ := json.Marshal(gd)
-	wj, _ := json.Marshal(wd)
-	if string(gj) != string(wj) {
-		return fmt.Sprintf("want data %s, got %s", wj, gj)
-	}
-	return ""
-}
-
-// retryable reports whether an error object says retryable: true.
-func retryable(eo *wire.ErrorObject) bool {
-	d := dataOf(eo)
-	return d.Retryable != nil && *d.Retryable
 }

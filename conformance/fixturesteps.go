@@ -22,7 +22,7 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Helpers of the fixture specs of the observe, locate, state, session and
+// The steps of the fixture specs of the observe, locate, state, session and
 // errors areas (catalog rows with Fixture = yes). They work on client
 // connections: a screen of the fixture contract (conformance/fixture) is
 // staged with e.stage, its nodes are found by the contract's test ids, and

@@ -25,7 +25,7 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Helpers of the action specs (perform, performAt and keyboard on the
+// The screen client of the action specs (perform, performAt and keyboard on the
 // fixture screens: catalog ACT, PTR, KEY-001..004).
 //
 // These specs drive the engine through the client library, as the harness

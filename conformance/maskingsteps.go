@@ -20,7 +20,7 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Helpers of the specs that judge masking in images (D75: OBS-010 in
+// The steps of the specs that judge masking in images (D75: OBS-010 in
 // observation pixels, ART-006 in screenshots) and of the screenshots taken
 // where the server cannot write the artifact directory (ART-003, ART-006).
 
