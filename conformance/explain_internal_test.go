@@ -16,6 +16,8 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
+// gomegaMessage returns the failure message gomega writes for one
+// assertion.
 func gomegaMessage(assert func(g gomega.Gomega)) string {
 	var msg string
 	g := gomega.NewGomega(func(m string, _ ...int) { msg = m })

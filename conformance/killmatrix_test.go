@@ -353,7 +353,7 @@ func TestKillKinds(t *testing.T) {
 
 // killCauses is, for the faults that fail a requirement in another way
 // than its usual one, the text the likely cause of that failure must hold
-// (conformance/explain_sent.go's refinements, checked on the faults they
+// (conformance/catalog's causeRefinements, checked on the faults they
 // were written from).
 var killCauses = map[string]struct{ requirement, cause string }{
 	"answer-abort":               {"SIG-007", "never answer it"},
