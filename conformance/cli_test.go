@@ -14,7 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/internal/testbin"
 )
 
@@ -57,15 +57,15 @@ var goleakIgnores = []goleak.Option{
 
 // conform runs e2e-conform with args and returns its exit code and JSON
 // report.
-func conform(t *testing.T, args ...string) (int, conformance.Result, string) {
+func conform(t *testing.T, args ...string) (int, report.Result, string) {
 	t.Helper()
 	dir := bins(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(filepath.Join(dir, "e2e-conform"), append(args, "--json", report)...)
+	reportFile := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(filepath.Join(dir, "e2e-conform"), append(args, "--json", reportFile)...)
 	out, _ := cmd.CombinedOutput()
 	code := cmd.ProcessState.ExitCode()
-	var res conformance.Result
-	if data, err := os.ReadFile(report); err == nil {
+	var res report.Result
+	if data, err := os.ReadFile(reportFile); err == nil {
 		if err := json.Unmarshal(data, &res); err != nil {
 			t.Fatalf("report: %v", err)
 		}
@@ -77,7 +77,7 @@ func conform(t *testing.T, args ...string) (int, conformance.Result, string) {
 // saboteur over spawn, shared by the tests that need it (the kill
 // matrix's baseline, the unsharded run the shards are compared with): it
 // runs once per test binary.
-func healthyFull(t *testing.T) (int, conformance.Result, string) {
+func healthyFull(t *testing.T) (int, report.Result, string) {
 	t.Helper()
 	healthyOnce.Do(func() {
 		healthyCode, healthyRes, healthyOut = conform(t, "--spawn", filepath.Join(bins(t), "saboteur"), "--profile", "full")
@@ -88,12 +88,12 @@ func healthyFull(t *testing.T) (int, conformance.Result, string) {
 var (
 	healthyOnce sync.Once
 	healthyCode int
-	healthyRes  conformance.Result
+	healthyRes  report.Result
 	healthyOut  string
 )
 
-func statuses(res conformance.Result) map[string]conformance.Status {
-	out := map[string]conformance.Status{}
+func statuses(res report.Result) map[string]report.Status {
+	out := map[string]report.Status{}
 	for _, r := range res.Requirements {
 		out[r.ID] = r.Status
 	}
@@ -104,7 +104,7 @@ func TestExampleEngineIsConformantOverSpawnAndConnect(t *testing.T) {
 	dir := bins(t)
 	code, spawned, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"))
 	healthy(t, "spawn", code, spawned, out)
-	if spawned.Counts[conformance.Passed] == 0 {
+	if spawned.Counts[report.Passed] == 0 {
 		t.Fatal("nothing passed")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -137,12 +137,12 @@ func TestExampleEngineIsConformantOverSpawnAndConnect(t *testing.T) {
 // run is conformant, or incomplete only because requirements are not
 // verified yet (the suite does not cover the whole catalog yet; this turns
 // into "conformant" when it does).
-func healthy(t *testing.T, how string, code int, res conformance.Result, out string) {
+func healthy(t *testing.T, how string, code int, res report.Result, out string) {
 	t.Helper()
-	if res.Counts[conformance.Failed] != 0 || res.Counts[conformance.Passed] == 0 {
-		t.Fatalf("%s: %d failed, %d passed\n%s", how, res.Counts[conformance.Failed], res.Counts[conformance.Passed], out)
+	if res.Counts[report.Failed] != 0 || res.Counts[report.Passed] == 0 {
+		t.Fatalf("%s: %d failed, %d passed\n%s", how, res.Counts[report.Failed], res.Counts[report.Passed], out)
 	}
-	if code != conformance.ExitConformant && !(code == conformance.ExitIncomplete && strings.Contains(res.Reason, "not verified")) {
+	if code != report.ExitConformant && !(code == report.ExitIncomplete && strings.Contains(res.Reason, "not verified")) {
 		t.Fatalf("%s: exit %d (%s)\n%s", how, code, res.Reason, out)
 	}
 }
@@ -162,7 +162,7 @@ func waitListening(t *testing.T, addr string) {
 func TestZeroSpecSelectionIsIncomplete(t *testing.T) {
 	dir := bins(t)
 	code, res, out := conform(t, "--spawn", filepath.Join(dir, "example-engine"), "--only", "/NO-SUCH-LABEL/") // an expression: a plain unknown name is a usage error (TestUnknownSelectionIsAUsageError)
-	if code != conformance.ExitIncomplete || res.Verdict != "incomplete" {
+	if code != report.ExitIncomplete || res.Verdict != "incomplete" {
 		t.Fatalf("exit %d, verdict %q\n%s", code, res.Verdict, out)
 	}
 }
@@ -175,10 +175,10 @@ func TestHangingEngineYieldsAFinishedReport(t *testing.T) {
 	}
 	start := time.Now()
 	code, res, out := conform(t, "--spawn", sleep+" 600", "--timeout", "2s")
-	if code != conformance.ExitNonConformant {
+	if code != report.ExitNonConformant {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if statuses(res)["LIFE-001"] != conformance.Failed {
+	if statuses(res)["LIFE-001"] != report.Failed {
 		t.Fatalf("LIFE-001 is %s", statuses(res)["LIFE-001"])
 	}
 	if d := time.Since(start); d > 30*time.Second {
@@ -193,7 +193,7 @@ func TestEchoingEngineFails(t *testing.T) {
 		t.Fatalf("cat: %v", err)
 	}
 	code, _, out := conform(t, "--spawn", cat, "--timeout", "3s")
-	if code != conformance.ExitNonConformant {
+	if code != report.ExitNonConformant {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
@@ -201,7 +201,7 @@ func TestEchoingEngineFails(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{}, {"--spawn", "x", "--connect", "h:1"}, {"--profile", "nope", "--spawn", "x"}, {"--bogus"}} {
 		code, _, out := conform(t, args...)
-		if code != conformance.ExitUsage {
+		if code != report.ExitUsage {
 			t.Errorf("%q: exit %d\n%s", args, code, out)
 		}
 	}

@@ -18,15 +18,17 @@ package conformance
 import (
 	"io"
 	"time"
+
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // Profiles.
 const (
 	// ProfileCore checks the requirements that need no fixture screen.
-	ProfileCore = "core"
+	ProfileCore = report.ProfileCore
 	// ProfileFull checks every requirement; a MUST left not verified makes
 	// the run incomplete.
-	ProfileFull = "full"
+	ProfileFull = report.ProfileFull
 )
 
 // Config configures one run against one engine server.
@@ -94,9 +96,9 @@ type Config struct {
 	// Shard runs one deterministic part of the specs (the run-wide checks
 	// in every part); the zero Shard runs them all. Merge combines the
 	// parts' reports into one verdict.
-	Shard Shard
+	Shard report.Shard
 	// ExpectedFailures is the run's baseline: requirement ID → why its
-	// failure is expected (--expected-failures FILE, baseline.go). A listed
+	// failure is expected (--expected-failures FILE, report/baseline.go). A listed
 	// requirement that fails is reported ExpectedFailure and does not make
 	// the run non-conformant; one that passes makes the run exit 1 ("stale
 	// baseline entry"); one not checked (not selected, not applicable, not

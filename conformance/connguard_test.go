@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestOneConnectionAtATimeIsNonConformant: a core run over --connect
@@ -27,12 +28,12 @@ func TestOneConnectionAtATimeIsNonConformant(t *testing.T) {
 	l := listen(t, filepath.Join(bins(t), "saboteur"), "--fault", "serial-connections")
 	defer l.close()
 	code, res, out := conform(t, "--connect", l.addr)
-	if code != conformance.ExitNonConformant || res.Verdict != "non-conformant" {
+	if code != report.ExitNonConformant || res.Verdict != "non-conformant" {
 		t.Fatalf("exit %d (%s: %s), want 1 (non-conformant)\n%s", code, res.Verdict, res.Reason, out)
 	}
 	var failed []string
 	for _, r := range res.Requirements {
-		if r.Status == conformance.Failed {
+		if r.Status == report.Failed {
 			failed = append(failed, r.ID+": "+r.Reason)
 		}
 	}
@@ -42,10 +43,10 @@ func TestOneConnectionAtATimeIsNonConformant(t *testing.T) {
 	}
 	unserved := 0
 	for _, s := range res.Specs {
-		if conformance.IsRunWide(s.Text) && len(s.Requirements) == 1 && s.Requirements[0] == "TRN-003" && (s.Status != conformance.Failed || !strings.Contains(s.Message, "did not answer initialize on a new connection")) {
+		if conformance.IsRunWide(s.Text) && len(s.Requirements) == 1 && s.Requirements[0] == "TRN-003" && (s.Status != report.Failed || !strings.Contains(s.Message, "did not answer initialize on a new connection")) {
 			t.Errorf("the run-wide check of TRN-003: %s (%s), want failed naming the unanswered initialize", s.Status, s.Message)
 		}
-		if s.Status == conformance.NotVerified && strings.Contains(s.Message, "this spec needs a connection besides") {
+		if s.Status == report.NotVerified && strings.Contains(s.Message, "this spec needs a connection besides") {
 			unserved++
 		}
 	}
@@ -68,11 +69,11 @@ func TestRefusedSecondConnectionFailsOnlyTRN003(t *testing.T) {
 	code, res, out := conform(t, "--connect", l.addr)
 	var failed []string
 	for _, r := range res.Requirements {
-		if r.Status == conformance.Failed {
+		if r.Status == report.Failed {
 			failed = append(failed, r.ID+": "+r.Reason)
 		}
 	}
-	if code != conformance.ExitNonConformant || len(failed) != 1 || !strings.HasPrefix(failed[0], "TRN-003: ") {
+	if code != report.ExitNonConformant || len(failed) != 1 || !strings.HasPrefix(failed[0], "TRN-003: ") {
 		t.Errorf("exit %d, failed %q; want 1 with TRN-003 alone\n%s", code, failed, out)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // The console of a run (Config.Progress): progress counted in
@@ -52,65 +52,12 @@ func (l progressLine) render(width int) string {
 	digits := len(fmt.Sprint(l.Total))
 	s := fmt.Sprintf("[%*d/%d] %-5s %5.1f s  %d failed", digits, l.Done, l.Total, l.Area, l.Elapsed.Seconds(), l.Failed)
 	if l.Spec != "" && width > 0 {
-		s += "  " + consoleLine(l.Spec)
+		s += "  " + report.ConsoleLine(l.Spec)
 	}
 	if width > 0 && utf8.RuneCountInString(s) > width {
 		s = string([]rune(s)[:width-1]) + "…"
 	}
 	return s
-}
-
-// failureLine is the console's line for a requirement that failed: its
-// ID, its level when it is not a MUST, the one-line reason, and where to
-// read more.
-func failureLine(id string, level catalog.Level, baseline, reason, report string) string {
-	head := "FAIL " + id
-	switch {
-	case baseline != "":
-		head = "expected failure " + id + " (listed in the baseline: " + clipRunes(consoleLine(baseline), 80) + ")"
-	case level == catalog.Should:
-		head += " (SHOULD: a warning)"
-	}
-	more := "(more in the summary below)"
-	if report != "" {
-		more = "(e2e-conform --explain " + id + " " + report + ")"
-	}
-	return head + " " + clipRunes(consoleLine(strings.TrimPrefix(reason, "failed: ")), 200) + "  " + more
-}
-
-// consoleLine makes s one line of printable text: line breaks and tabs become
-// spaces, runs of spaces one, and any other control character (an ESC an
-// engine sent, say) its \x escape, so nothing an engine wrote can move
-// the cursor or colour the console.
-func consoleLine(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		case r == utf8.RuneError:
-			b.WriteString("\\ufffd")
-		case unicode.IsControl(r):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-		space = false
-	}
-	return strings.TrimRight(b.String(), " ")
-}
-
-// clipRunes cuts s to max runes, marking the cut with "…".
-func clipRunes(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	return string([]rune(s)[:max-1]) + "…"
 }
 
 // progress is the console of one run. Its before and after run as
@@ -161,7 +108,7 @@ func newProgress(s *suite) *progress {
 // the run starts: the first spec's before begins the console. A nil p
 // plans nothing.
 func (p *progress) plan(text string, ids, labels []string) {
-	if p == nil || !p.s.selects(labels) || !p.s.cfg.Shard.holds(text) {
+	if p == nil || !p.s.selects(labels) || !p.s.holds(text) {
 		return
 	}
 	for _, id := range ids {
@@ -177,7 +124,7 @@ func (p *progress) begin() {
 	}
 	p.begun = true
 	p.total = len(p.remaining)
-	fmt.Fprintf(p.w, "checking %d requirement(s) of %s, profile %s\n", p.total, consoleLine(p.s.redact(p.s.name())), p.s.cfg.profile())
+	fmt.Fprintf(p.w, "checking %d requirement(s) of %s, profile %s\n", p.total, report.ConsoleLine(p.s.redact(p.s.name())), p.s.cfg.profile())
 	if !p.live {
 		return
 	}
@@ -205,7 +152,7 @@ func (p *progress) begin() {
 // planned reports whether sr is a spec of the run (not one its selection
 // leaves out).
 func (p *progress) planned(sr types.SpecReport) bool {
-	return sr.LeafNodeType == types.NodeTypeIt && p.s.selects(sr.Labels()) && p.s.cfg.Shard.holds(sr.LeafNodeText)
+	return sr.LeafNodeType == types.NodeTypeIt && p.s.selects(sr.Labels()) && p.s.holds(sr.LeafNodeText)
 }
 
 // before notes the spec about to run; without a live line, the area the
@@ -237,7 +184,7 @@ func (p *progress) after(sr types.SpecReport) {
 	p.running = ""
 	if p.s.discovery != nil && !p.reached {
 		p.reached = true
-		p.println("the engine could not be initialized: " + clipRunes(consoleLine(p.s.redact(p.s.discovery.Error())), 300))
+		p.println("the engine could not be initialized: " + report.ClipRunes(report.ConsoleLine(p.s.redact(p.s.discovery.Error())), 300))
 	}
 	for _, id := range sp.Requirements {
 		if n, ok := p.remaining[id]; ok {
@@ -246,7 +193,7 @@ func (p *progress) after(sr types.SpecReport) {
 				p.done++
 			}
 		}
-		if sp.Status != Failed || p.printed[id] || !p.applies(id) {
+		if sp.Status != report.Failed || p.printed[id] || !p.applies(id) {
 			continue
 		}
 		p.printed[id] = true
@@ -255,7 +202,7 @@ func (p *progress) after(sr types.SpecReport) {
 			p.failed++
 		}
 		r, _ := catalog.Lookup(id)
-		p.println(failureLine(id, r.Level, baseline, p.s.redact(sp.Message), p.report))
+		p.println(report.FailureLine(id, r.Level, baseline, p.s.redact(sp.Message), p.report))
 	}
 	p.redraw()
 }
@@ -330,10 +277,10 @@ func (p *progress) println(s string) {
 // liveSpec is the spec result of sr as the report will give it, as far as
 // one spec tells: a spec a signal or the run timeout cut did not fail
 // (markInterrupted).
-func liveSpec(sr types.SpecReport) SpecResult {
+func liveSpec(sr types.SpecReport) report.SpecResult {
 	sp := specsFrom(types.Report{SpecReports: types.SpecReports{sr}})[0]
 	if sr.State == types.SpecStateInterrupted || (sr.State == types.SpecStateTimedout && strings.Contains(sr.Failure.Message, "suite timeout")) {
-		sp.Status = NotVerified
+		sp.Status = report.NotVerified
 	}
 	return sp
 }

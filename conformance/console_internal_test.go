@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestProgressLineRender: the progress line reads "[ 37/160] SIG  12.4 s
@@ -76,12 +77,12 @@ func TestFailureLine(t *testing.T) {
 			`FAIL LIFE-003 want -32002 got \x1b[31mred  (e2e-conform --explain LIFE-003 r.json)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := failureLine(c.id, c.level, c.baseline, c.reason, c.report); got != c.want {
+			if got := report.FailureLine(c.id, c.level, c.baseline, c.reason, c.report); got != c.want {
 				t.Errorf("got  %q\nwant %q", got, c.want)
 			}
 		})
 	}
-	long := failureLine("LIFE-003", catalog.Must, "", strings.Repeat("x", 5000), "r.json")
+	long := report.FailureLine("LIFE-003", catalog.Must, "", strings.Repeat("x", 5000), "r.json")
 	if n := utf8.RuneCountInString(long); n > 300 {
 		t.Errorf("a 5000-byte reason makes a %d-rune line", n)
 	}
@@ -216,8 +217,8 @@ func TestConsoleLeavesOutUnselectedSpecs(t *testing.T) {
 // another's exchange holds, or both cite it) or that got the same
 // particular answer are grouped; silence and frame lines join nothing.
 func TestFailureGroups(t *testing.T) {
-	failed := func(id, reason, came, exchange string) RequirementResult {
-		return RequirementResult{ID: id, Status: Failed, Reason: reason, Explanation: &Explanation{Came: came, Exchange: exchange}}
+	failed := func(id, reason, came, exchange string) report.RequirementResult {
+		return report.RequirementResult{ID: id, Status: report.Failed, Reason: reason, Explanation: &report.Explanation{Came: came, Exchange: exchange}}
 	}
 	// A run-wide check's exchange (here conn 30) is whatever ended last:
 	// WIRE-001 citing conn 30 does not join it.
@@ -226,7 +227,7 @@ func TestFailureGroups(t *testing.T) {
 	if !isRunWide(runWide.Explanation.Spec) {
 		t.Fatal("the run-wide check of WIRE-013 is named otherwise now")
 	}
-	r := &Result{Requirements: []RequirementResult{
+	r := &Result{Specs: []report.SpecResult{{Text: runWide.Explanation.Spec, RunWide: true}}, Requirements: []report.RequirementResult{
 		runWide,
 		failed("LIFE-002", "want error -32002, got -32600", `-32600 "server not initialized"`, "  conn 3 (raw) send {}"),
 		failed("LIFE-003", "want error -32002, got -32600", `-32600 "server not initialized"`, "  conn 4 (raw) send {}"),
@@ -237,10 +238,10 @@ func TestFailureGroups(t *testing.T) {
 		failed("MAN-001", "the manifest announced to role run: want a valid manifest", "manifest: /methods/2", "  conn 12 (raw) send {}"),
 		failed("MAN-005", "engine/perform without actions", "[ \"engine/perform without actions\" ]", "  conn 17 (raw) send {}"),
 		failed("WIRE-001", "during the run: conn 30 broke", "", "  conn 2 (raw) send {}"),
-		{ID: "MAN-002", Status: Passed, Reason: "conn 12"},
+		{ID: "MAN-002", Status: report.Passed, Reason: "conn 12"},
 	}}
 	got := r.FailureGroups()
-	want := []FailureGroup{
+	want := []report.FailureGroup{
 		{Requirements: []string{"WIRE-013", "MAN-001", "MAN-005"}, Connections: []string{"conn 12", "conn 17"}},
 		{Requirements: []string{"LIFE-002", "LIFE-003"}, Answer: `-32600 "server not initialized"`},
 	}
@@ -268,16 +269,16 @@ func TestFailureGroups(t *testing.T) {
 // to read one in full; after a console that told each failure, it only
 // names them.
 func TestSummaryFailures(t *testing.T) {
-	r := &Result{SuiteVersion: SuiteVersion, Profile: "core", Engine: "e", Verdict: "non-conformant", ExitCode: 1, Counts: map[Status]int{Failed: 2},
-		Requirements: []RequirementResult{
-			{ID: "LIFE-002", Area: "LIFE", Level: "MUST", Statement: "initialize …", Section: "§2.2", Status: Failed, Reason: "want error -32002, got -32600",
-				Explanation: &Explanation{LikelyCause: "the cause", Wanted: "error -32002", Came: `-32600 "server not initialized"`, Exchange: "  conn 3 (raw) send {\"x\":1}"}},
-			{ID: "LIFE-003", Area: "LIFE", Level: "MUST", Statement: "before initialize …", Section: "§2.4", Status: Failed, Reason: "want error -32002, got -32600",
-				Explanation: &Explanation{Wanted: "error -32002", Came: `-32600 "server not initialized"`, Exchange: "  conn 4 (raw) send {}"}},
+	r := &Result{SuiteVersion: report.SuiteVersion, Profile: "core", Engine: "e", Verdict: "non-conformant", ExitCode: 1, Counts: map[report.Status]int{report.Failed: 2},
+		Requirements: []report.RequirementResult{
+			{ID: "LIFE-002", Area: "LIFE", Level: "MUST", Statement: "initialize …", Section: "§2.2", Status: report.Failed, Reason: "want error -32002, got -32600",
+				Explanation: &report.Explanation{LikelyCause: "the cause", Wanted: "error -32002", Came: `-32600 "server not initialized"`, Exchange: "  conn 3 (raw) send {\"x\":1}"}},
+			{ID: "LIFE-003", Area: "LIFE", Level: "MUST", Statement: "before initialize …", Section: "§2.4", Status: report.Failed, Reason: "want error -32002, got -32600",
+				Explanation: &report.Explanation{Wanted: "error -32002", Came: `-32600 "server not initialized"`, Exchange: "  conn 4 (raw) send {}"}},
 		}}
 	var full, brief bytes.Buffer
-	r.writeSummary(&full, "r.json", false)
-	r.writeSummary(&brief, "r.json", true)
+	r.WriteSummaryOf(&full, "r.json", false)
+	r.WriteSummaryOf(&brief, "r.json", true)
 	for _, w := range []string{"FAILED LIFE-002 (MUST) §2.2: initialize …\n  want error -32002, got -32600\n  likely cause: the cause\n  wanted: error -32002\n  came: -32600",
 		"one cause likely: LIFE-002, LIFE-003 fail with the same answer", "e2e-conform --explain ID r.json", "verdict: non-conformant"} {
 		if !strings.Contains(full.String(), w) {
@@ -301,15 +302,15 @@ func TestSummaryFailures(t *testing.T) {
 // a report, control characters escaped; an ID the report lacks is
 // ErrNotInReport.
 func TestWriteExplanation(t *testing.T) {
-	r := &Result{Requirements: []RequirementResult{
-		{ID: "LIFE-003", Level: "MUST", Statement: "An engine method before initialize gets -32002.", Section: "§2.4", Status: Failed,
+	r := &Result{Requirements: []report.RequirementResult{
+		{ID: "LIFE-003", Level: "MUST", Statement: "An engine method before initialize gets -32002.", Section: "§2.4", Status: report.Failed,
 			Reason: "engine/observe before initialize: want error -32002, got -32600", Specs: []string{"an engine method before initialize gets -32002"},
 			Evidence: map[string]int{"frame received from the server": 1},
-			Explanation: &Explanation{Section: "§2.4", Spec: "an engine method before initialize gets -32002", LikelyCause: "Requests before initialize are executed.",
+			Explanation: &report.Explanation{Section: "§2.4", Spec: "an engine method before initialize gets -32002", LikelyCause: "Requests before initialize are executed.",
 				Sent: `conn 4 (raw) send {"id":1}`, Wanted: "error -32002", Came: `-32600 "server not initialized"`,
 				Exchange: "  conn 4 (raw) send {\"id\":1}\n  conn 4 (raw) recv {\"error\":{\"message\":\"\x1b[2J\"}}\n"}},
-		{ID: "LIFE-002", Status: Failed, Explanation: &Explanation{Came: `-32600 "server not initialized"`}},
-		{ID: "LIFE-001", Level: "MUST", Status: Passed, Section: "§2.2"},
+		{ID: "LIFE-002", Status: report.Failed, Explanation: &report.Explanation{Came: `-32600 "server not initialized"`}},
+		{ID: "LIFE-001", Level: "MUST", Status: report.Passed, Section: "§2.2"},
 	}}
 	var b bytes.Buffer
 	if err := r.WriteExplanation(&b, "life-003"); err != nil {
@@ -341,7 +342,7 @@ func TestWriteExplanation(t *testing.T) {
 	if err := r.WriteExplanation(&b, "LIFE-001"); err != nil || !strings.HasPrefix(b.String(), "LIFE-001 (MUST): passed\nsection:      §2.2\n") {
 		t.Errorf("a passed requirement: %v\n%s", err, b.String())
 	}
-	if err := r.WriteExplanation(&b, "LIFE-099"); !errors.Is(err, ErrNotInReport) {
+	if err := r.WriteExplanation(&b, "LIFE-099"); !errors.Is(err, report.ErrNotInReport) {
 		t.Errorf("an ID the report lacks: %v", err)
 	}
 }

@@ -43,41 +43,24 @@ type runEnv struct {
 	// fixtures is the fixture server FixtureURL names (fixtureserver.go).
 	fixtures *fixtureServer
 
-	mu     sync.Mutex
-	frames []frameRecord // the last frames exchanged (actLastResult)
-	conns  int           // connections opened so far (connInfo ids)
-	// specExchange is the running spec's frames, labelled by connection;
-	// lastExchange and lastIDs those of the spec that ran last (trace.go).
-	specExchange *exchange
-	lastExchange *exchange
-	lastIDs      []string
+	// exchanges records the frames of every connection, the running
+	// spec's exchange and what broke under it (exchanges.go).
+	exchanges exchangeRecorder
 	// trace holds the --trace lines (nil without Config.Trace).
 	trace *traceLog
-	// specBroken is how the stream of a connection the running spec used
-	// broke ("" while none did): the spec then ends at once, not verified.
-	specBroken string
-	// specClients are the client connections the running spec opened.
-	specClients []*client.Conn
+
+	mu sync.Mutex // guards counter and exercised
 	// pool holds the worker connection specs hand on (pool.go).
-	pool        workerPool
-	stderr      []string // the newest stderr lines, bounded (stderrLines, stderrBytes)
-	stderrOff   int      // stderr[:stderrOff] are dropped lines not yet released
-	stderrSize  int      // bytes in stderr[stderrOff:]
-	stderrLeaks []string // lines dropped from stderr that held a registered secret
-	secrets     []string // canaries and secret values never to appear (at most maxSecretValues)
-	secretSet   map[string]bool
-	// secretsDropped counts values not registered past maxSecretValues.
-	secretsDropped int
-	// scan is the automaton over secrets[:len(scan.values)] (leakscan.go);
-	// the values registered after it (fewer than scanBatch) are searched
-	// one by one until the next build.
-	scan    *leakMatcher
+	pool workerPool
+	// stderr keeps the spawned servers' stderr lines (stderr.go).
+	stderr stderrRing
+	// secrets are the values never to appear in what the server writes,
+	// and the redaction of every text the suite shows (secrets.go).
+	secrets secretStore
 	counter int
-	// runEvidence is every observation of the run, specEvidence those of
-	// the spec running now (evidence.go).
-	runEvidence  Evidence
-	specEvidence Evidence
-	specIDs      []string // the running spec's requirements
+	// evidence is the run's and the running spec's observations
+	// (evidence.go).
+	evidence evidenceRecorder
 	// exercised summarises the run-wide workload once it ran (exercise.go).
 	exercised string
 	// provoked: the server-to-client scenario ran for the applicability
@@ -117,7 +100,7 @@ func describeMessage(f *frame, answer string) string {
 
 // newEnv prepares the transport and the fixture server.
 func newEnv(cfg Config) (*runEnv, error) {
-	e := &runEnv{cfg: cfg, runEvidence: Evidence{}, secretSet: map[string]bool{}}
+	e := &runEnv{cfg: cfg}
 	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}, unchecked: map[string]string{}}
 	if cfg.Trace != nil {
 		e.trace = &traceLog{start: time.Now()}
@@ -197,122 +180,12 @@ func (s stderrRecorder) Handle(_ context.Context, r slog.Record) error {
 		}
 		return true
 	})
-	s.e.mu.Lock()
-	s.e.keepStderr(line)
-	s.e.mu.Unlock()
+	s.e.stderr.keep(line, &s.e.secrets)
 	return nil
 }
 
-// Bounds of the stderr lines the suite keeps: a chatty server's 100k lines
-// cost 422 MB when every line was kept, and lines past 100k were no longer
-// scanned for secrets.
-const (
-	stderrLines     = 100000
-	stderrBytes     = 8 << 20
-	stderrLeakLines = 64
-)
-
-// keepStderr adds line to the stderr ring, dropping the oldest lines past
-// its bounds; a dropped line that holds a registered secret (raw or
-// encoded) is kept among stderrLeaks, so the leak checks still see it
-// (ERR-007). e.mu is held.
-func (e *runEnv) keepStderr(line string) {
-	e.stderr = append(e.stderr, line)
-	e.stderrSize += len(line)
-	for len(e.stderr)-e.stderrOff > 1 && (len(e.stderr)-e.stderrOff > stderrLines || e.stderrSize > stderrBytes) {
-		old := e.stderr[e.stderrOff]
-		e.stderr[e.stderrOff] = ""
-		e.stderrSize -= len(old)
-		e.stderrOff++
-		if len(e.stderrLeaks) >= stderrLeakLines {
-			continue
-		}
-		for _, v := range e.secrets {
-			if _, ok := findLeak(old, v); ok {
-				e.stderrLeaks = append(e.stderrLeaks, old)
-				break
-			}
-		}
-	}
-	if e.stderrOff > len(e.stderr)/2 { // release the dropped lines' slots, amortised
-		e.stderr = append([]string(nil), e.stderr[e.stderrOff:]...)
-		e.stderrOff = 0
-	}
-}
 func (s stderrRecorder) WithAttrs([]slog.Attr) slog.Handler { return s }
 func (s stderrRecorder) WithGroup(string) slog.Handler      { return s }
-
-// Secret registers a value that must never appear in what the server
-// writes (ERR-007) and is redacted from verbose output. At most
-// maxSecretValues are kept (the configured E2E_SECRET_* values first):
-// past it a value is dropped, and the suite hands out no canary it could
-// not search for (canary).
-func (e *runEnv) Secret(v string) {
-	e.register(v)
-}
-
-// register is Secret, reporting whether v is registered.
-func (e *runEnv) register(v string) bool {
-	if v == "" {
-		return false
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.secretSet == nil {
-		e.secretSet = map[string]bool{}
-	}
-	if e.secretSet[v] {
-		return true
-	}
-	if len(e.secrets) >= maxSecretValues {
-		e.secretsDropped++
-		return false
-	}
-	e.secretSet[v] = true
-	e.secrets = append(e.secrets, v)
-	return true
-}
-
-// canary registers v, a value the suite is about to answer to an
-// attempt/resolveSecret, and reports whether it may: false when the run
-// holds maxSecretValues already (the suite then answers
-// SECRET_UNAVAILABLE, never a value it does not search for).
-func (e *runEnv) canary(v string) bool { return e.register(v) }
-
-// Redact replaces every registered secret in s, raw and in every encoded
-// form the leak checks know (leaks.go) for values long enough that an
-// encoded form cannot be ordinary text. One automaton pass (leakscan.go),
-// whatever the number of values.
-func (e *runEnv) Redact(s string) string {
-	e.mu.Lock()
-	m, tail := e.secretScanLocked()
-	e.mu.Unlock()
-	return redactWith(m, tail, s)
-}
-
-// redactWith redacts s: the values of tail one by one (longest first, so
-// a derived value registered late goes whole), then every value of m.
-func redactWith(m *leakMatcher, tail []string, s string) string {
-	if len(tail) > 0 {
-		s = redactSecrets(s, tail)
-	}
-	return m.redact(s)
-}
-
-// secretScanLocked returns the automaton over the registered values and
-// the values registered since it was built, rebuilding it once more than
-// scanBatch are. e.mu is held.
-func (e *runEnv) secretScanLocked() (*leakMatcher, []string) {
-	built := 0
-	if e.scan != nil {
-		built = len(e.scan.values)
-	}
-	if len(e.secrets)-built > scanBatch {
-		e.scan = newLeakMatcher(e.secrets[:len(e.secrets):len(e.secrets)])
-		built = len(e.secrets)
-	}
-	return e.scan, e.secrets[built:len(e.secrets):len(e.secrets)]
-}
 
 // Bounds of the secret machinery (docs/report.md, "Secret requests").
 const (
@@ -348,15 +221,6 @@ func (e *runEnv) secretRequest(mc msgCtx, attempt string) bool {
 	}
 	e.flooded("S2C-004", note)
 	return false
-}
-
-// StderrLines returns the spawned servers' stderr lines so far: the newest
-// (up to 100000 lines and 8 MiB), after the older ones that held a
-// registered secret.
-func (e *runEnv) StderrLines() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append(append([]string(nil), e.stderrLeaks...), e.stderr[e.stderrOff:]...)
 }
 
 // nextID names attempts and runs uniquely within the run.
@@ -568,11 +432,7 @@ func (e *runEnv) openClient(ctx context.Context, role string) (*clientConn, erro
 
 // usedBySpec notes that the running spec uses client connection c.
 func (e *runEnv) usedBySpec(c *client.Conn) {
-	e.mu.Lock()
-	if len(e.specClients) < 64 {
-		e.specClients = append(e.specClients, c)
-	}
-	e.mu.Unlock()
+	e.exchanges.usedBy(c)
 }
 
 // Attempt runs lifecycle/init and lifecycle/startAttempt (those listed) on
@@ -621,9 +481,7 @@ func (e *runEnv) startAttempt(ctx context.Context, c *client.Conn, run string, s
 // checkSecrets records a canary found in what the server wrote (ERR-007):
 // raw or encoded (leaks.go), one automaton pass over the text (leakscan.go).
 func (e *runEnv) checkSecrets(where, text string) {
-	e.mu.Lock()
-	m, tail := e.secretScanLocked()
-	e.mu.Unlock()
+	m, tail := e.secrets.scanner()
 	if m == nil && len(tail) == 0 {
 		return
 	}

@@ -1,78 +1,117 @@
 package conformance
 
 import (
-	"fmt"
-	"sort"
-	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
-// Evidence is what a verdict rests on: for each requirement, how many
-// things of each kind the suite observed and checked ("frame framed",
-// "engine error CANCELLED", "case replace:false"). A spec whose check
-// depends on something happening (an error drawn, a message sent, an action
-// run) records it with runEnv.observed and ends with runEnv.requireEvidence, so
-// that a check that saw nothing reports not verified, never passed (D58).
-// The JSON report carries each spec's and each requirement's evidence.
-type Evidence map[string]map[string]int
+// evidenceRecorder is the run's observations and the running spec's
+// (report.Evidence), under their own lock: frames are checked, and so
+// observed, on reader goroutines. The zero value is ready to use.
+type evidenceRecorder struct {
+	mu sync.Mutex
+	// run is every observation of the run, spec those of the spec running
+	// now (nil between specs).
+	run  report.Evidence
+	spec report.Evidence
+	ids  []string // the running spec's requirements
+}
 
-// add counts n observations of what for requirement id.
-func (ev Evidence) add(id, what string, n int) {
-	m := ev[id]
-	if m == nil {
-		m = map[string]int{}
-		ev[id] = m
+// add records one observation of what for requirement id, for the run
+// and the running spec.
+func (r *evidenceRecorder) add(id, what string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.run == nil {
+		r.run = report.Evidence{}
 	}
-	m[what] += n
-}
-
-// frameFloor is the evidence every frame read from the server while a spec
-// runs gives each of the spec's requirements: the floor of evidence (a spec
-// that read nothing from the server cannot have checked it), never evidence
-// of what a particular check needs to see.
-const frameFloor = "frame received from the server"
-
-// total is the number of observations recorded for id, the frame floor
-// included.
-func (ev Evidence) total(id string) int {
-	n := 0
-	for _, c := range ev[id] {
-		n += c
-	}
-	return n
-}
-
-// checked is the number of observations recorded for id beyond the frame
-// floor: what a check that depends on something happening needs.
-func (ev Evidence) checked(id string) int {
-	return ev.total(id) - ev[id][frameFloor]
-}
-
-// merge adds every count of o.
-func (ev Evidence) merge(o Evidence) {
-	for id, m := range o {
-		for what, n := range m {
-			ev.add(id, what, n)
-		}
+	r.run.Add(id, what, 1)
+	if r.spec != nil {
+		r.spec.Add(id, what, 1)
 	}
 }
 
-// clone copies ev.
-func (ev Evidence) clone() Evidence {
-	out := Evidence{}
-	out.merge(ev)
-	return out
+// runChecked is how many observations the run made for id beyond the
+// frame floor.
+func (r *evidenceRecorder) runChecked(id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.run.Checked(id)
 }
 
-// describe renders id's evidence as "what ×n, …", sorted.
-func (ev Evidence) describe(id string) string {
-	var parts []string
-	for what, n := range ev[id] {
-		parts = append(parts, fmt.Sprintf("%s ×%d", what, n))
+// specChecked is how many observations the running spec made for id
+// beyond the frame floor.
+func (r *evidenceRecorder) specChecked(id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spec.Checked(id)
+}
+
+// specWhat is how many observations of what the running spec made for id.
+func (r *evidenceRecorder) specWhat(id, what string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spec[id][what]
+}
+
+// begin starts a fresh record of the running spec's evidence for ids.
+func (r *evidenceRecorder) begin(ids []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.spec, r.ids = report.Evidence{}, ids
+}
+
+// end returns the running spec's evidence and stops recording it.
+func (r *evidenceRecorder) end() report.Evidence {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := r.spec
+	r.spec, r.ids = nil, nil
+	return ev
+}
+
+// specIDs is the running spec's requirements (nil between specs).
+func (r *evidenceRecorder) specIDs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ids
+}
+
+// frame credits the running spec's requirements with one frame read from
+// the server.
+func (r *evidenceRecorder) frame() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spec == nil {
+		return
 	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
+	for _, id := range r.ids {
+		r.spec.Add(id, report.FrameFloor, 1)
+	}
+}
+
+// adopt copies the run's observations for id into the running spec's
+// evidence, keeping the spec's own frame count.
+func (r *evidenceRecorder) adopt(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spec == nil {
+		return
+	}
+	// The run's record already holds what this spec observed (the
+	// workload ran inside it): replace, keeping the spec's own frame count.
+	own := r.spec[id][report.FrameFloor]
+	m := map[string]int{}
+	for what, n := range r.run[id] {
+		m[what] = n
+	}
+	if own > 0 {
+		m[report.FrameFloor] = own
+	}
+	r.spec[id] = m
 }
 
 // observed records one observation of what for requirement id, for the
@@ -83,36 +122,25 @@ func (e *runEnv) observed(id, what string) {
 	if len(what) > 96 {
 		what = what[:96] + "…"
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.runEvidence.add(id, what, 1)
-	if e.specEvidence != nil {
-		e.specEvidence.add(id, what, 1)
-	}
+	e.evidence.add(id, what)
 }
 
 // runObserved returns how many observations the run made for id so far.
 func (e *runEnv) runObserved(id string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.runEvidence.checked(id)
+	return e.evidence.runChecked(id)
 }
 
 // specObserved returns how many observations the running spec made for id,
-// the frames it merely read (frameFloor) not counted: a check that needed
+// the frames it merely read (report.FrameFloor) not counted: a check that needed
 // to see something must have recorded it with observed.
 func (e *runEnv) specObserved(id string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.specEvidence.checked(id)
+	return e.evidence.specChecked(id)
 }
 
 // specObservedWhat returns how many observations of what the running spec
 // made for id.
 func (e *runEnv) specObservedWhat(id, what string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.specEvidence[id][what]
+	return e.evidence.specWhat(id, what)
 }
 
 // requireEvidence ends the running spec as not verified when it observed
@@ -140,70 +168,41 @@ func (e *runEnv) requireRunEvidence(id, why string) {
 // until endSpec, labelled by connection (trace.go), the failure report's
 // LastFrames.
 func (e *runEnv) beginSpec(ids []string) {
-	e.mu.Lock()
-	e.specEvidence = Evidence{}
-	e.specIDs = ids
-	e.specExchange = newExchange()
-	e.lastExchange, e.lastIDs = e.specExchange, ids
-	e.specClients = nil
-	e.mu.Unlock()
+	e.evidence.begin(ids)
+	e.exchanges.begin(ids)
 }
 
 // prepareSpec forgets the previous spec's exchange and broken stream, as
 // the spec starts (before the server-to-client scenario it may run, whose
 // broken stream counts as the spec's).
 func (e *runEnv) prepareSpec(ids []string) {
-	e.mu.Lock()
-	e.lastExchange, e.lastIDs = nil, ids
-	e.specBroken, e.specClients = "", nil
-	e.mu.Unlock()
+	e.exchanges.prepare(ids)
 }
 
 // frameReceived credits the running spec's requirements with one frame
 // read from the server.
 func (e *runEnv) frameReceived() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.specEvidence == nil {
-		return
-	}
-	for _, id := range e.specIDs {
-		e.specEvidence.add(id, frameFloor, 1)
-	}
+	e.evidence.frame()
 }
 
 // endSpec returns the running spec's evidence and stops recording it and
 // its exchange (which LastFrames still renders).
-func (e *runEnv) endSpec() Evidence {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	ev := e.specEvidence
-	e.specEvidence, e.specIDs, e.specExchange = nil, nil, nil
+func (e *runEnv) endSpec() report.Evidence {
+	ev := e.evidence.end()
+	e.exchanges.end()
 	return ev
 }
 
 // adoptRunEvidence copies the run's observations for id into the running
 // spec's evidence (a run-wide check rests on the whole run's traffic).
 func (e *runEnv) adoptRunEvidence(id string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.specEvidence == nil {
-		return
-	}
-	// The run's record already holds what this spec observed (the
-	// workload ran inside it): replace, keeping the spec's own frame count.
-	own := e.specEvidence[id][frameFloor]
-	m := map[string]int{}
-	for what, n := range e.runEvidence[id] {
-		m[what] = n
-	}
-	if own > 0 {
-		m[frameFloor] = own
-	}
-	e.specEvidence[id] = m
+	e.evidence.adopt(id)
 }
 
 // skipNothingToCheck ends the running spec as not verified with nothing to
 // check (the engine did what the spec allows and left the check nothing to
 // judge).
 func skipNothingToCheck(reason string) { Skip(nothingToCheck + reason) }
+
+// skipNotVerified skips the running spec as not verified.
+func skipNotVerified(reason string) { Skip(notVerified + reason) }

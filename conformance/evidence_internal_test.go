@@ -1,6 +1,8 @@
 package conformance
 
-import "testing"
+import (
+	"testing"
+)
 
 // The frames a spec reads are the floor of its evidence (a spec that read
 // nothing passed nothing), never the evidence a particular check needs:
@@ -23,7 +25,7 @@ func TestFramesReadAreNotEvidenceOfACheck(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &runEnv{runEvidence: Evidence{}}
+			e := &runEnv{}
 			e.beginSpec([]string{"SIG-001"})
 			for range tc.frames {
 				e.frameReceived()

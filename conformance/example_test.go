@@ -6,6 +6,7 @@ import (
 	"net"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/fixtures/example"
 	"github.com/e2e-conform/toolkit/protocol/server"
 )
@@ -30,6 +31,6 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(res.Verdict, res.ExitCode, res.Counts[conformance.Failed])
+	fmt.Println(res.Verdict, res.ExitCode, res.Counts[report.Failed])
 	// Output: conformant 0 0
 }

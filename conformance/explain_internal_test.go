@@ -12,34 +12,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
-	"github.com/e2e-conform/toolkit/conformance/catalog"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
-
-func TestLikelyCauseCoversEveryMust(t *testing.T) {
-	for _, r := range catalog.All() {
-		if r.Level != catalog.Must || r.Withdrawn() {
-			continue
-		}
-		if strings.TrimSpace(likelyCause[r.ID]) == "" {
-			t.Errorf("%s (MUST) has no likely cause", r.ID)
-		}
-	}
-	for id := range likelyCause {
-		if _, ok := catalog.Lookup(id); !ok {
-			t.Errorf("likelyCause names %s, which is not in the catalog", id)
-		}
-	}
-}
-
-func TestEveryRequirementHasASection(t *testing.T) {
-	for _, r := range catalog.All() {
-		if !strings.HasPrefix(r.Section, "§") || len(r.Section) < 3 {
-			t.Errorf("%s: section %q", r.ID, r.Section)
-		}
-	}
-}
 
 // gomegaMessage returns the failure message gomega writes for one
 // assertion.
@@ -180,7 +155,7 @@ func fakeServer(t *testing.T, e *runEnv) (*rawConn, *io.PipeWriter, *io.PipeRead
 }
 
 func testEnv() *runEnv {
-	e := &runEnv{runEvidence: Evidence{}}
+	e := &runEnv{}
 	e.runChecker = runChecker{run: e, violations: map[string][]violationRec{}, sent: map[string]bool{}}
 	return e
 }

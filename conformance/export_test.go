@@ -6,9 +6,3 @@ func FindLeak(text, secret string) (string, bool) { return findLeak(text, secret
 
 // IsRunWide exposes isRunWide to the external tests.
 func IsRunWide(text string) bool { return isRunWide(text) }
-
-// IsAnswerLine reports whether an exchange line is a JSON-RPC response.
-func IsAnswerLine(line string) bool {
-	fs := exchangeFrames(line)
-	return len(fs) == 1 && fs[0].answer()
-}

@@ -91,3 +91,16 @@ func (e *runEnv) skipWhenInitRefused(eo *wire.ErrorObject) {
 func (e *runEnv) skipWhenInitErr(err error) {
 	e.skipWhenInitRefused(fxWireError(err))
 }
+
+// initOutcome classifies the answer to a second lifecycle/init (LIFE-009):
+// "null", "INVALID_STATE", or what else it was.
+func initOutcome(f *frame) string {
+	eo := f.Error()
+	if eo == nil {
+		return string(f.Result())
+	}
+	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && d.Code == "INVALID_STATE" {
+		return "INVALID_STATE"
+	}
+	return fmt.Sprintf("error %d %q", eo.Code, eo.Message)
+}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance"
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/fixtures/saboteur"
 )
 
@@ -70,7 +70,7 @@ type runner struct {
 // run is one run of the full profile against the saboteur with args
 // (--fault, --quirk) and the extra flags of the suite, over TCP for the
 // faults of TRN-003 and later (as TestKillMatrix).
-func (r runner) run(f *saboteur.Fault, extra ...string) (int, conformance.Result, string) {
+func (r runner) run(f *saboteur.Fault, extra ...string) (int, report.Result, string) {
 	r.sem <- struct{}{}
 	defer func() { <-r.sem }()
 	// The budget of TestKillMatrix: above the slowest healthy spec under
@@ -88,13 +88,13 @@ func (r runner) run(f *saboteur.Fault, extra ...string) (int, conformance.Result
 }
 
 // failedIn lists the requirements res failed, sorted.
-func failedIn(res conformance.Result) []string { return withStatus(res, conformance.Failed) }
+func failedIn(res report.Result) []string { return withStatus(res, report.Failed) }
 
 // passedIn lists the requirements res passed, sorted.
-func passedIn(res conformance.Result) []string { return withStatus(res, conformance.Passed) }
+func passedIn(res report.Result) []string { return withStatus(res, report.Passed) }
 
 // withStatus lists the requirements res gives status st, sorted.
-func withStatus(res conformance.Result, st conformance.Status) []string {
+func withStatus(res report.Result, st report.Status) []string {
 	var out []string
 	for _, req := range res.Requirements {
 		if req.Status == st {
@@ -162,7 +162,7 @@ func (r runner) checkFault(f saboteur.Fault) onlyVerdict {
 			defer mu.Unlock()
 			for _, id := range want[sel] {
 				st := statuses(res)[id]
-				if st == conformance.Failed {
+				if st == report.Failed {
 					if sel == id {
 						v.killed[id] = true
 					}
@@ -190,7 +190,7 @@ func (r runner) checkHealthy(ids []string) []string {
 		go func() {
 			defer wg.Done()
 			_, res, _ := r.run(nil, "--only", id)
-			if st := statuses(res)[id]; st != conformance.Passed && st != conformance.NotVerified {
+			if st := statuses(res)[id]; st != report.Passed && st != report.NotVerified {
 				mu.Lock()
 				out = append(out, fmt.Sprintf("%s: the healthy saboteur's full run passes it, --only %s reports it %s", id, id, orNone(string(st))))
 				mu.Unlock()
@@ -349,7 +349,7 @@ func TestEnvelopeBreakLeavesRunWideViolations(t *testing.T) {
 		{"error-code-string", "WIRE-013"},
 	} {
 		_, res, out := conform(t, "--profile", "full", "--only", tc.id, "--spawn", sab+" --fault "+tc.fault)
-		if st := statuses(res)[tc.id]; st != conformance.Failed {
+		if st := statuses(res)[tc.id]; st != report.Failed {
 			t.Errorf("--only %s against %s: %s, want failed\n%s", tc.id, tc.fault, st, out)
 		}
 	}

@@ -74,7 +74,7 @@ func keyboardSpecs(s *suite) {
 			expectNull(a.call(ctx, wire.MethodDismiss, ""), "keyboard/dismiss with no on-screen keyboard shown")
 		})
 
-	// The fixture specs below use the keys screen (helpers_actions.go):
+	// The fixture specs below use the keys screen (screenclient.go):
 	// the input is focused with the focus action, or else a click (tap,
 	// press Enter, pointer tap), and each text goes into a freshly staged,
 	// empty input. Only the ASCII text's keydowns are checked (D73): the

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/fixtures/saboteur"
 )
 
@@ -34,19 +34,19 @@ func TestKillMatrix(t *testing.T) {
 	dir := bins(t)
 	sab := filepath.Join(dir, "saboteur") // built by bins
 	code, healthy, out := healthyFull(t)
-	if code != conformance.ExitConformant || healthy.Counts[conformance.Failed] != 0 {
+	if code != report.ExitConformant || healthy.Counts[report.Failed] != 0 {
 		t.Fatalf("the healthy saboteur is not conformant over spawn (exit %d):\n%s", code, out)
 	}
 	stop := listen(t, sab)
 	code, overSocket, out := conform(t, "--connect", stop.addr, "--profile", "full")
 	stop.close()
-	if code != conformance.ExitConformant || overSocket.Counts[conformance.Failed] != 0 {
+	if code != report.ExitConformant || overSocket.Counts[report.Failed] != 0 {
 		t.Fatalf("the healthy saboteur is not conformant over socket (exit %d):\n%s", code, out)
 	}
 	passing := map[string]bool{}
-	for _, res := range []conformance.Result{healthy, overSocket} {
+	for _, res := range []report.Result{healthy, overSocket} {
 		for _, s := range res.Specs {
-			if s.Status == conformance.Passed {
+			if s.Status == report.Passed {
 				passing[s.Text] = true
 			}
 		}
@@ -93,7 +93,7 @@ func TestKillMatrix(t *testing.T) {
 			start := time.Now()
 			defer func() { t.Logf("fault %s: %s", f.Name, time.Since(start).Round(time.Millisecond)) }()
 			var code int
-			var res conformance.Result
+			var res report.Result
 			var out string
 			if runsOverSocket(f) {
 				l := listen(t, sab, "--fault", f.Name)
@@ -102,16 +102,16 @@ func TestKillMatrix(t *testing.T) {
 			} else {
 				code, res, out = conform(t, append([]string{"--spawn", sab + " --fault " + f.Name, "--profile", "full"}, only...)...)
 			}
-			want := conformance.ExitNonConformant
+			want := report.ExitNonConformant
 			if f.Level == "SHOULD" {
-				want = conformance.ExitConformant
+				want = report.ExitConformant
 			}
 			if code != want {
 				t.Errorf("fault %s: exit %d, want %d\n%s", f.Name, code, want, out)
 			}
 			failed := map[string]bool{}
 			for _, r := range res.Requirements {
-				if r.Status == conformance.Failed {
+				if r.Status == report.Failed {
 					failed[r.ID] = true
 				}
 			}
@@ -125,12 +125,12 @@ func TestKillMatrix(t *testing.T) {
 			}
 			mu.Lock()
 			for _, r := range res.Requirements {
-				if r.Status == conformance.Failed && r.Explanation != nil {
+				if r.Status == report.Failed && r.Explanation != nil {
 					explained = append(explained, explanationRow(f.Name, r.ID, r.Explanation.LikelyCause, r.Explanation.Sent, r.Reason))
 				}
 			}
 			for _, s := range res.Specs {
-				if s.Status == conformance.Failed {
+				if s.Status == report.Failed {
 					killedBy[s.Text] = append(killedBy[s.Text], f.Name)
 				}
 			}
@@ -269,7 +269,7 @@ func splitKills(specReqs, faults []string) (aimed, side []string) {
 }
 
 // specRequirements maps each spec of res to the requirements it checks.
-func specRequirements(res conformance.Result) map[string][]string {
+func specRequirements(res report.Result) map[string][]string {
 	out := map[string][]string{}
 	for _, s := range res.Specs {
 		out[s.Text] = s.Requirements
@@ -294,7 +294,7 @@ func collateralOnly(specReqs, killedBy map[string][]string) []string {
 // when the test runs with -update-kill-matrix, each kill marked targeted or
 // collateral (classifyKill), with the faults that fail the requirement
 // under --only (onlyColumn).
-func writeMatrix(t *testing.T, healthy conformance.Result, specReqs, killedBy map[string][]string, only map[string]onlyVerdict) {
+func writeMatrix(t *testing.T, healthy report.Result, specReqs, killedBy map[string][]string, only map[string]onlyVerdict) {
 	var b strings.Builder
 	b.WriteString(matrixHeader)
 	for _, r := range healthy.Requirements {
@@ -353,7 +353,7 @@ func TestKillKinds(t *testing.T) {
 
 // killCauses is, for the faults that fail a requirement in another way
 // than its usual one, the text the likely cause of that failure must hold
-// (conformance/explain_sent.go's refinements, checked on the faults they
+// (conformance/catalog's causeRefinements, checked on the faults they
 // were written from).
 var killCauses = map[string]struct{ requirement, cause string }{
 	"answer-abort":               {"SIG-007", "never answer it"},
@@ -368,13 +368,13 @@ var killCauses = map[string]struct{ requirement, cause string }{
 // line of every failed requirement is a request or notification the suite
 // wrote (never its answer to a server request), and the likely cause is
 // the one killCauses names for the fault.
-func explanationFaults(fault string, res conformance.Result) []string {
+func explanationFaults(fault string, res report.Result) []string {
 	var faults []string
 	for _, r := range res.Requirements {
-		if r.Status != conformance.Failed || r.Explanation == nil {
+		if r.Status != report.Failed || r.Explanation == nil {
 			continue
 		}
-		if s := r.Explanation.Sent; s != "" && (!strings.Contains(s, " send ") || conformance.IsAnswerLine(s)) {
+		if s := r.Explanation.Sent; s != "" && (!strings.Contains(s, " send ") || report.IsAnswerLine(s)) {
 			faults = append(faults, fmt.Sprintf("%s: the explanation's sent line is no request the suite wrote: %.200s", r.ID, s))
 		}
 		if c, ok := killCauses[fault]; ok && c.requirement == r.ID && !strings.Contains(r.Explanation.LikelyCause, c.cause) {

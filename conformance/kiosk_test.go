@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // kioskEngine is the independent engine of shared/ (issue 25 §1): written
@@ -113,7 +113,7 @@ func TestIndependentKioskEngine(t *testing.T) {
 			code, res, out := conform(t, args...)
 			var failed []string
 			for _, r := range res.Requirements {
-				if r.Status != conformance.Failed {
+				if r.Status != report.Failed {
 					continue
 				}
 				if _, known := kioskKnownDefects[r.ID]; !known {
@@ -127,7 +127,7 @@ func TestIndependentKioskEngine(t *testing.T) {
 			st := statuses(res)
 			known := false // a known defect showed: exit 1 is its doing
 			for id := range kioskKnownDefects {
-				if st[id] == conformance.Failed {
+				if st[id] == report.Failed {
 					known = true
 					t.Logf("the known defect of the kiosk showed: %s failed", id)
 				}
@@ -135,10 +135,10 @@ func TestIndependentKioskEngine(t *testing.T) {
 			switch {
 			case len(res.Requirements) == 0:
 				t.Fatalf("exit %d and no report\n%s", code, tail(out))
-			case code == conformance.ExitNonConformant && known && len(failed) == 0:
-			case run.profile == "core" && code != conformance.ExitConformant:
+			case code == report.ExitNonConformant && known && len(failed) == 0:
+			case run.profile == "core" && code != report.ExitConformant:
 				t.Errorf("core: exit %d (%s), want conformant (0)\n%s", code, res.Reason, tail(out))
-			case run.profile == "full" && code != conformance.ExitConformant && code != conformance.ExitIncomplete:
+			case run.profile == "full" && code != report.ExitConformant && code != report.ExitIncomplete:
 				t.Errorf("full: exit %d (%s), want 0 or 3, never non-conformant\n%s", code, res.Reason, tail(out))
 			}
 		})

@@ -1,33 +1,15 @@
 package conformance
 
 import (
-	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
-
-// MethodLatency is the round-trip time of one method's calls in a run: from
-// the moment the suite wrote a request to the moment it read the response
-// (a result or an error), in milliseconds with 0.1 ms precision. The
-// percentiles are nearest-rank percentiles of the calls recorded (all of
-// them, or a uniform sample of latencySamples when there were more: then
-// Sampled is true; Count and MaxMs always cover every call).
-type MethodLatency struct {
-	Method  string  `json:"method"`
-	Count   int     `json:"count"`
-	Errors  int     `json:"errors"`
-	P50Ms   float64 `json:"p50Ms"`
-	P90Ms   float64 `json:"p90Ms"`
-	P99Ms   float64 `json:"p99Ms"`
-	MaxMs   float64 `json:"maxMs"`
-	Sampled bool    `json:"sampled,omitempty"`
-}
 
 // latencySamples bounds the round trips kept per method; beyond it the
 // recorder keeps a uniform sample (reservoir sampling, Vitter's algorithm
@@ -96,10 +78,10 @@ func (l *latencyRecorder) record(method string, d time.Duration, failed bool) {
 
 // snapshot returns the table: one row per method called, in
 // latencyMethods order.
-func (l *latencyRecorder) snapshot() []MethodLatency {
+func (l *latencyRecorder) snapshot() []report.MethodLatency {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []MethodLatency
+	var out []report.MethodLatency
 	for _, name := range latencyMethods() {
 		m := l.methods[name]
 		if m == nil || m.count == 0 {
@@ -111,13 +93,13 @@ func (l *latencyRecorder) snapshot() []MethodLatency {
 }
 
 // latencyOf summarises one method's record.
-func latencyOf(name string, m *methodSamples) MethodLatency {
+func latencyOf(name string, m *methodSamples) report.MethodLatency {
 	sorted := slices.Clone(m.samples)
 	slices.Sort(sorted)
-	return MethodLatency{
+	return report.MethodLatency{
 		Method: name, Count: m.count, Errors: m.errors,
-		P50Ms: millis(percentile(sorted, 50)), P90Ms: millis(percentile(sorted, 90)),
-		P99Ms: millis(percentile(sorted, 99)), MaxMs: millis(m.max),
+		P50Ms: report.Millis(percentile(sorted, 50)), P90Ms: report.Millis(percentile(sorted, 90)),
+		P99Ms: report.Millis(percentile(sorted, 99)), MaxMs: report.Millis(m.max),
 		Sampled: m.count > len(m.samples),
 	}
 }
@@ -133,20 +115,4 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	rank := int(math.Ceil(p * float64(n) / 100))
 	rank = min(max(rank, 1), n)
 	return sorted[rank-1]
-}
-
-// millis is d in milliseconds rounded to 0.1 ms.
-func millis(d time.Duration) float64 {
-	return math.Round(float64(d)/float64(100*time.Microsecond)) / 10
-}
-
-// writeLatency writes the latency table of the console summary.
-func writeLatency(w io.Writer, rows []MethodLatency) {
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nround trips per method (ms):\n%-24s %6s %6s %8s %8s %8s %8s\n", "method", "count", "errors", "p50", "p90", "p99", "max")
-	for _, m := range rows {
-		fmt.Fprintf(w, "%-24s %6d %6d %8.1f %8.1f %8.1f %8.1f\n", m.Method, m.Count, m.Errors, m.P50Ms, m.P90Ms, m.P99Ms, m.MaxMs)
-	}
 }

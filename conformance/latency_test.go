@@ -1,10 +1,10 @@
 package conformance
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
@@ -45,25 +45,6 @@ func TestLatencyPercentile(t *testing.T) {
 	}
 }
 
-func TestLatencyMillis(t *testing.T) {
-	for _, tc := range []struct {
-		d    time.Duration
-		want float64
-	}{
-		{0, 0},
-		{49 * time.Microsecond, 0},
-		{50 * time.Microsecond, 0.1},
-		{149 * time.Microsecond, 0.1},
-		{1234567 * time.Nanosecond, 1.2},
-		{1250 * time.Microsecond, 1.3},
-		{2 * time.Second, 2000},
-	} {
-		if got := millis(tc.d); got != tc.want {
-			t.Errorf("millis(%v) = %v, want %v", tc.d, got, tc.want)
-		}
-	}
-}
-
 func TestLatencyRecorder(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -72,7 +53,7 @@ func TestLatencyRecorder(t *testing.T) {
 			d      time.Duration
 			failed bool
 		}
-		want []MethodLatency
+		want []report.MethodLatency
 	}{
 		{
 			name: "nothing recorded",
@@ -93,7 +74,7 @@ func TestLatencyRecorder(t *testing.T) {
 				{"engine/observe", ms(1), false},
 				{"shutdown", -ms(1), false},
 			},
-			want: []MethodLatency{
+			want: []report.MethodLatency{
 				{Method: "initialize", Count: 1, P50Ms: 2, P90Ms: 2, P99Ms: 2, MaxMs: 2},
 				{Method: "engine/observe", Count: 4, Errors: 1, P50Ms: 2, P90Ms: 4, P99Ms: 4, MaxMs: 4},
 				{Method: "shutdown", Count: 1},
@@ -143,21 +124,5 @@ func TestLatencyRecorderBounded(t *testing.T) {
 		if c.got < c.want-5 || c.got > c.want+5 {
 			t.Errorf("%s = %.1f ms, want about %.0f ms", c.name, c.got, c.want)
 		}
-	}
-}
-
-func TestLatencySummaryTable(t *testing.T) {
-	var b bytes.Buffer
-	writeLatency(&b, []MethodLatency{{Method: "engine/observe", Count: 3, P50Ms: 1.5, P90Ms: 2.25, P99Ms: 3, MaxMs: 12.3}})
-	out := b.String()
-	for _, want := range []string{"round trips per method (ms)", "engine/observe", "1.5", "12.3"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary table lacks %q:\n%s", want, out)
-		}
-	}
-	b.Reset()
-	writeLatency(&b, nil)
-	if b.Len() != 0 {
-		t.Errorf("an empty table printed %q", b.String())
 	}
 }

@@ -1,7 +1,7 @@
 package conformance
 
 // performSpecs registers the ACT specs (catalog ACT): engine/perform on the
-// fixture screens, spec §4.10 and §5.8. See helpers_actions.go for how the
+// fixture screens, spec §4.10 and §5.8. See screenclient.go for how the
 // specs act (current refs, the suite's revisions, polling for effects).
 //
 // Requirements that apply part by part (ACT-001, -003, -006, -007, -008)

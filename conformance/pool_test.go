@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // lifecycleOf reads a --trace file and returns, per connection of role
@@ -100,7 +100,7 @@ func TestPooledWorkerConnections(t *testing.T) {
 	// connection is closed, LOC-003 starts on a new one and passes.
 	trace = filepath.Join(t.TempDir(), "faulty.jsonl")
 	_, res, out := conform(t, "--spawn", saboteurBin(t)+" --fault observe-side-effect", "--profile", "full", "--only", only, "--trace", trace)
-	for id, st := range map[string]conformance.Status{"OBS-004": conformance.Passed, "OBS-006": conformance.Passed, "OBS-013": conformance.Failed, "LOC-003": conformance.Passed} {
+	for id, st := range map[string]report.Status{"OBS-004": report.Passed, "OBS-006": report.Passed, "OBS-013": report.Failed, "LOC-003": report.Passed} {
 		if got := requirement(t, res, id).Status; got != st {
 			t.Errorf("observe-side-effect: %s %s, want %s\n%s", id, got, st, out)
 		}

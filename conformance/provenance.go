@@ -3,6 +3,7 @@ package conformance
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"io"
 	"os"
 	"os/exec"
@@ -14,59 +15,17 @@ import (
 	"time"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
-	"github.com/e2e-conform/toolkit/internal/buildinfo"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// Provenance says exactly what a report is about: which suite tested
-// which engine, against which specification, where and when. Upstream's
-// withdrawn conformance spec required the tested artifact's SHA-256, as
-// certification programs do.
-type Provenance struct {
-	// SuiteVersion is the suite's version (SuiteVersion); SuiteModule,
-	// SuiteRevision and SuiteModified the binary's build (VCS revision,
-	// a tree with uncommitted changes); GoVersion its toolchain.
-	SuiteVersion  string `json:"suiteVersion"`
-	SuiteModule   string `json:"suiteModule,omitempty"`
-	SuiteBuild    string `json:"suiteBuild,omitempty"`
-	SuiteRevision string `json:"suiteRevision,omitempty"`
-	SuiteModified bool   `json:"suiteModified,omitempty"`
-	GoVersion     string `json:"goVersion,omitempty"`
-	// SpecVersion is the protocol version the suite checks; Catalog the
-	// SHA-256 of the requirement catalog (§11) it was built from, which
-	// tells two revisions of the same version apart.
-	SpecVersion string `json:"specVersion"`
-	Catalog     string `json:"catalogSha256"`
-	// EngineCommand is the spawned command (secrets redacted);
-	// EngineAddress the socket address.
-	EngineCommand []string `json:"engineCommand,omitempty"`
-	EngineAddress string   `json:"engineAddress,omitempty"`
-	// EngineBinary is the file the spawn command starts, resolved like
-	// the transport resolves it, and EngineSHA256 its digest ("" when it
-	// could not be read). For an interpreter (node engine.js) it is the
-	// interpreter's, and EngineScript names the script.
-	EngineBinary string `json:"engineBinary,omitempty"`
-	EngineSHA256 string `json:"engineSha256,omitempty"`
-	// EngineScript is, when the spawn command's program is an interpreter
-	// (python3, node, ruby, sh, perl…: interpreters) and its first
-	// argument that is no option names a regular file (python3 -u
-	// engine.py), that file's absolute path, and EngineScriptSHA256 its
-	// digest: what the vendor wrote, where EngineSHA256 is the
-	// interpreter's.
-	EngineScript       string `json:"engineScript,omitempty"`
-	EngineScriptSHA256 string `json:"engineScriptSha256,omitempty"`
-	// Host is the suite's GOOS/GOARCH; StartedAt when the run began.
-	Host      string    `json:"host"`
-	StartedAt time.Time `json:"startedAt"`
-}
-
 // provenance describes a run of cfg started at start.
-func provenance(cfg Config, start time.Time) *Provenance {
+func provenance(cfg Config, start time.Time) *report.Provenance {
 	if start.IsZero() {
 		start = time.Now() // the run ended before its first node
 	}
 	bi := buildinfo.Read()
-	p := &Provenance{SuiteVersion: SuiteVersion, SuiteModule: bi.Module, SuiteBuild: bi.Version, SuiteRevision: bi.Revision, SuiteModified: bi.Modified,
+	p := &report.Provenance{SuiteVersion: report.SuiteVersion, SuiteModule: bi.Module, SuiteBuild: bi.Version, SuiteRevision: bi.Revision, SuiteModified: bi.Modified,
 		GoVersion: bi.GoVersion, SpecVersion: strconv.Itoa(wire.ProtocolVersion), Catalog: catalogDigest(),
 		EngineAddress: cfg.Connect, Host: runtime.GOOS + "/" + runtime.GOARCH, StartedAt: start.UTC()}
 	if len(cfg.Spawn) > 0 {
@@ -157,40 +116,17 @@ func catalogDigest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// redact passes the provenance's command through redact.
-func (p *Provenance) redact(redact func(string) string) {
-	if p == nil {
-		return
-	}
-	for i := range p.EngineCommand {
-		p.EngineCommand[i] = redact(p.EngineCommand[i])
-	}
-}
-
-// Selection is what part of the suite a run ran: its Only and Skip, and
-// its shard with the specs it held (the run-wide checks among them).
-type Selection struct {
-	Only  []string `json:"only,omitempty"`
-	Skip  []string `json:"skip,omitempty"`
-	Shard *Shard   `json:"shard,omitempty"`
-	// Held lists, for a shard, the texts of the specs it held.
-	Held []string `json:"held,omitempty"`
-	// MergedShards is, for a report Merge wrote, how many shards it
-	// combined.
-	MergedShards int `json:"mergedShards,omitempty"`
-}
-
 // selectionOf describes cfg's selection; specs are the run's specs.
-func selectionOf(cfg Config, specs []SpecResult) *Selection {
-	if len(cfg.Only) == 0 && len(cfg.Skip) == 0 && !cfg.Shard.sharded() {
+func selectionOf(cfg Config, specs []report.SpecResult) *report.Selection {
+	if len(cfg.Only) == 0 && len(cfg.Skip) == 0 && !cfg.Shard.Sharded() {
 		return nil
 	}
-	sel := &Selection{Only: cfg.Only, Skip: cfg.Skip}
-	if cfg.Shard.sharded() {
+	sel := &report.Selection{Only: cfg.Only, Skip: cfg.Skip}
+	if cfg.Shard.Sharded() {
 		sh := cfg.Shard
 		sel.Shard = &sh
 		for _, s := range specs {
-			if cfg.Shard.holds(s.Text) {
+			if cfg.Shard.Holds(s.Text, s.RunWide) {
 				sel.Held = append(sel.Held, s.Text)
 			}
 		}

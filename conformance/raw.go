@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	scan "github.com/e2e-conform/toolkit/protocol/frame"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/transport"
@@ -681,12 +682,7 @@ func (r *rawConn) Close(timeout time.Duration) error {
 	return r.tc.Close(timeout)
 }
 
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
-	}
-	return s
-}
+func clip(s string) string { return report.Clip(s) }
 
 // contentFault says what is wrong with a content part that is not UTF-8
 // JSON, showing the bytes around the fault ("" when it is UTF-8 JSON).
@@ -732,4 +728,12 @@ func around(b []byte, at int) string {
 		post = "…"
 	}
 	return fmt.Sprintf("%s%q⟦here⟧%q%s", pre, b[lo:at], b[at:hi], post)
+}
+
+// endErr is why r stopped reading: io.EOF when the server closed cleanly,
+// a framing error otherwise, nil while it reads.
+func (r *rawConn) endErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }

@@ -4,17 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
-
-// ErrUsage wraps configuration errors of a run (exit code 2).
-var ErrUsage = errors.New("usage")
 
 // errEngineUnreachable marks an engine that could not be started or
 // connected to (a harness error, exit 4, not a verdict on the engine).
@@ -22,23 +21,23 @@ var errEngineUnreachable = errors.New("the engine could not be started or reache
 
 func (c Config) validate() error {
 	if (len(c.Spawn) == 0) == (c.Connect == "") {
-		return fmt.Errorf("%w: give exactly one of a spawn command and a connect address", ErrUsage)
+		return fmt.Errorf("%w: give exactly one of a spawn command and a connect address", report.ErrUsage)
 	}
 	if p := c.profile(); p != ProfileCore && p != ProfileFull {
-		return fmt.Errorf("%w: unknown profile %q (core or full)", ErrUsage, p)
+		return fmt.Errorf("%w: unknown profile %q (core or full)", report.ErrUsage, p)
 	}
-	if err := validateExpectedFailures(c.ExpectedFailures); err != nil {
+	if err := report.ValidateExpectedFailures(c.ExpectedFailures); err != nil {
 		return err
 	}
-	if err := c.Shard.validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+	if err := c.Shard.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", report.ErrUsage, err)
 	}
 	if err := checkSelection(c); err != nil {
 		return err
 	}
 	if f := labelFilter(c); f != "" {
 		if _, err := types.ParseLabelFilter(f); err != nil {
-			return fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", ErrUsage, c.Only, c.Skip, err)
+			return fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", report.ErrUsage, c.Only, c.Skip, err)
 		}
 	}
 	return nil
@@ -59,10 +58,10 @@ func Run(cfg Config) (*Result, error) {
 	start := time.Now()
 	s := &suite{cfg: cfg}
 	s.progress = newProgress(s)
-	var report types.Report
+	var rep types.Report
 	gomega.RegisterFailHandler(Fail)
 	s.register()
-	ReportAfterSuite("e2e-conform", func(r Report) { report = r })
+	ReportAfterSuite("e2e-conform", func(r Report) { rep = r })
 	if s.progress != nil {
 		ReportBeforeEach(s.progress.before)
 		ReportAfterEach(s.progress.after)
@@ -78,7 +77,7 @@ func Run(cfg Config) (*Result, error) {
 	rc.SilenceSkips = true
 	ginkgoToStderr(s.redact, func() { runSpecsQuiet(!cfg.GinkgoStream, sc, rc) })
 	s.progress.finish()
-	res := s.result(report, sc.LabelFilter)
+	res := s.result(rep, sc.LabelFilter)
 	if s.env != nil {
 		if err := s.env.writeTrace(); err != nil {
 			res.Warnings = append(res.Warnings, "--trace: "+err.Error())
@@ -88,7 +87,7 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Out != nil {
 		// The console told each failure; the report holds the rest. With
 		// no report, the summary is the only place for the details.
-		res.writeSummary(cfg.Out, cfg.JSONReport, cfg.Progress != nil && cfg.JSONReport != "")
+		res.WriteSummaryOf(cfg.Out, cfg.JSONReport, cfg.Progress != nil && cfg.JSONReport != "")
 	}
 	return &res, nil
 }
@@ -108,14 +107,14 @@ func runSpecsQuiet(quiet bool, sc types.SuiteConfig, rc types.ReporterConfig) {
 // result turns the ginkgo report of a run into the suite's result for s:
 // its specs (the It nodes under s's container), interruption, discovery
 // and the verdict. filter is the run's label filter.
-func (s *suite) result(report types.Report, filter string) Result {
+func (s *suite) result(rep types.Report, filter string) Result {
 	if s.env != nil {
 		s.env.close() // again: a run cut by its timeout skips AfterAll
 	}
 	var harness error
-	mine := report
+	mine := rep
 	mine.SpecReports = nil
-	for _, sr := range report.SpecReports {
+	for _, sr := range rep.SpecReports {
 		if len(sr.ContainerHierarchyTexts) > 0 && sr.ContainerHierarchyTexts[0] != s.name() {
 			continue // another configuration's spec (RunTests)
 		}
@@ -125,7 +124,7 @@ func (s *suite) result(report types.Report, filter string) Result {
 		}
 	}
 	specs := specsFrom(mine)
-	why := interruption(report, s.cfg)
+	why := interruption(rep, s.cfg)
 	if why != "" {
 		markInterrupted(mine, specs, filter, why)
 		failRecordedViolations(specs, s.env)
@@ -139,57 +138,28 @@ func (s *suite) result(report types.Report, filter string) Result {
 		// Not started (not found, not executable) or not reached
 		// (--connect refused): nothing of the engine was seen, so it is
 		// the run that failed, not the engine (exit 4).
-		res.Verdict, res.ExitCode, res.Reason = "harness error", ExitHarness, s.discovery.Error()
+		res.Verdict, res.ExitCode, res.Reason = "harness error", report.ExitHarness, s.discovery.Error()
 	case s.discovery != nil && why != "":
 		// The cut came while the suite was reaching the engine (a signal
 		// during the init probe): the probe's failure is the cut's doing,
 		// not a finding about the engine; the run is incomplete.
 	case s.discovery != nil:
-		res.markUnreachable(s.discovery, s.env)
+		markUnreachable(&res, s.discovery, s.env)
 	}
 	if why != "" && harness == nil {
-		res.markIncomplete(why)
+		res.MarkIncomplete(why)
 	}
-	explain(&res)
+	res.Explain()
 	if s.env != nil {
-		res.redact(s.env.Redact)
+		res.Redact(s.env.Redact)
 	}
 	return res
 }
 
-// redact passes every text of r that can quote what an engine sent or what
-// a spec expected through redact: no report shows a secret value, however
-// a spec's message came to hold it.
-func (r *Result) redact(redact func(string) string) {
-	r.Reason = redact(r.Reason)
-	for id, why := range r.ExpectedFailures {
-		r.ExpectedFailures[id] = redact(why)
-	}
-	r.Engine = redact(r.Engine)
-	r.Provenance.redact(redact)
-	for i := range r.Warnings {
-		r.Warnings[i] = redact(r.Warnings[i])
-	}
-	for i := range r.Requirements {
-		rr := &r.Requirements[i]
-		rr.Reason, rr.Baseline = redact(rr.Reason), redact(rr.Baseline)
-		if x := rr.Explanation; x != nil {
-			x.Sent, x.Wanted, x.Came, x.Exchange = redact(x.Sent), redact(x.Wanted), redact(x.Came), redact(x.Exchange)
-		}
-	}
-	for i := range r.Specs {
-		sp := &r.Specs[i]
-		sp.Message, sp.LastFrames = redact(sp.Message), redact(sp.LastFrames)
-		for j := range sp.Warnings {
-			sp.Warnings[j] = redact(sp.Warnings[j])
-		}
-	}
-}
-
 // interruption says why the run ended before its last spec (a signal, the
 // run timeout), or "" when it ran to its end.
-func interruption(report types.Report, cfg Config) string {
-	for _, r := range report.SpecialSuiteFailureReasons {
+func interruption(rep types.Report, cfg Config) string {
+	for _, r := range rep.SpecialSuiteFailureReasons {
 		switch {
 		case strings.Contains(r, "Interrupted"):
 			return "the run was interrupted by a signal (SIGINT or SIGTERM) before its last spec"
@@ -205,13 +175,13 @@ func interruption(report types.Report, cfg Config) string {
 // failed: the engine did nothing wrong), and the selected specs it kept
 // from running are not verified, not "not selected". specs holds one
 // result per It node of report, in order.
-func markInterrupted(report types.Report, specs []SpecResult, filter, why string) {
+func markInterrupted(rep types.Report, specs []report.SpecResult, filter, why string) {
 	selected := func([]string) bool { return true }
 	if f, err := types.ParseLabelFilter(filter); err == nil && filter != "" {
 		selected = f
 	}
 	i := 0
-	for _, sr := range report.SpecReports {
+	for _, sr := range rep.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
@@ -220,9 +190,9 @@ func markInterrupted(report types.Report, specs []SpecResult, filter, why string
 		switch {
 		case sr.State == types.SpecStateInterrupted,
 			sr.State == types.SpecStateTimedout && strings.Contains(sr.Failure.Message, "suite timeout"):
-			sp.Status, sp.Message = NotVerified, "interrupted: "+why
-		case sp.Status == NotSelected && sp.Message == "" && selected(sr.Labels()):
-			sp.Status, sp.Message = NotVerified, "not run: "+why
+			sp.Status, sp.Message = report.NotVerified, "interrupted: "+why
+		case sp.Status == report.NotSelected && sp.Message == "" && selected(sr.Labels()):
+			sp.Status, sp.Message = report.NotVerified, "not run: "+why
 		}
 	}
 }
@@ -231,38 +201,22 @@ func markInterrupted(report types.Report, specs []SpecResult, filter, why string
 // from running (or cut) whose requirement has violations recorded during
 // the run: each is an observation of the engine, a fact whatever was left
 // unrun (the check would have failed on it at the end, global_specs.go).
-func failRecordedViolations(specs []SpecResult, env *runEnv) {
+func failRecordedViolations(specs []report.SpecResult, env *runEnv) {
 	if env == nil {
 		return
 	}
 	for i := range specs {
 		sp := &specs[i]
-		if !isRunWide(sp.Text) || sp.Status != NotVerified || len(sp.Requirements) == 0 {
+		if !isRunWide(sp.Text) || sp.Status != report.NotVerified || len(sp.Requirements) == 0 {
 			continue
 		}
 		if v := env.Violations(sp.Requirements[0]); len(v) > 0 {
-			sp.Status, sp.Message = Failed, "during the run, before it was cut: "+strings.Join(v, "; ")
+			sp.Status, sp.Message = report.Failed, "during the run, before it was cut: "+strings.Join(v, "; ")
 		}
 	}
 }
 
-// markIncomplete makes an interrupted run incomplete (exit 3): the report
-// holds what it saw, failures included, but the run did not end. A run
-// that had failed a MUST by then stays non-conformant (exit 1): the
-// failure is a fact whatever was left unrun, and the reason says the run
-// was cut.
-func (r *Result) markIncomplete(why string) {
-	if r.ExitCode == ExitNonConformant {
-		r.Reason += "; the run did not end: " + why
-		return
-	}
-	if r.Counts[Failed] > 0 {
-		why += fmt.Sprintf("; %d requirement(s) had failed by then", r.Counts[Failed])
-	}
-	r.Verdict, r.ExitCode, r.Reason = "incomplete", ExitIncomplete, why
-}
-
-// markUnreachable records an engine that could not be initialized: LIFE-001
+// markUnreachable records in r an engine that could not be initialized: LIFE-001
 // fails with the reason (the suite could not get a manifest). When what the
 // server wrote did not frame (§1.1), WIRE-001 fails too, and over spawn so
 // does TRN-001 (§9.1: "stdout carries only the protocol [...] Any byte on
@@ -275,23 +229,23 @@ func (r *Result) markIncomplete(why string) {
 // manifest}, but §1.4 has a client ignore a response "whose id matches no
 // pending request", so the suite has no answer to initialize to judge by
 // LIFE-001's sentence, and the run/worker comparison never ran.
-func (r *Result) markUnreachable(err error, env *runEnv) {
+func markUnreachable(r *Result, err error, env *runEnv) {
 	var ide *initIDError
 	if errors.As(err, &ide) {
-		r.fail("WIRE-008", ide.Error())
-		r.notVerify("LIFE-001", "initialize got no answer with its own id, so its result could not be judged (WIRE-008 is the requirement broken; §1.4 has a client ignore a response whose id matches no pending request): "+ide.Error())
+		r.MarkFailed("WIRE-008", ide.Error())
+		r.MarkNotVerified("LIFE-001", "initialize got no answer with its own id, so its result could not be judged (WIRE-008 is the requirement broken; §1.4 has a client ignore a response whose id matches no pending request): "+ide.Error())
 	} else {
-		r.fail("LIFE-001", "the engine could not be initialized: "+err.Error())
+		r.MarkFailed("LIFE-001", "the engine could not be initialized: "+err.Error())
 	}
 	if env != nil {
 		if v := env.Violations("WIRE-001"); len(v) > 0 {
-			r.fail("WIRE-001", "while the suite initialized the engine: "+v[0])
+			r.MarkFailed("WIRE-001", "while the suite initialized the engine: "+v[0])
 			if env.Transport == "spawn" {
-				r.fail("TRN-001", "while the suite initialized the engine, stdout carried bytes that do not frame: "+v[0])
+				r.MarkFailed("TRN-001", "while the suite initialized the engine, stdout carried bytes that do not frame: "+v[0])
 			}
 		}
 	}
-	r.Verdict, r.ExitCode, r.Reason = "non-conformant", ExitNonConformant, "the engine could not be initialized"
+	r.Verdict, r.ExitCode, r.Reason = "non-conformant", report.ExitNonConformant, "the engine could not be initialized"
 }
 
 // initIDError is discovery's initialize (id 0) answered under another
@@ -303,33 +257,6 @@ type initIDError struct {
 
 func (e *initIDError) Error() string {
 	return fmt.Sprintf("initialize, sent with id 0 (an integer) and valid params: want its answer with id 0 (§1.4: \"A receiver echoes an id unchanged, with the same JSON type and value\"), got one with id %s: %s", e.got, e.content)
-}
-
-// notVerify marks requirement id not verified with reason (a requirement
-// failed by another's breach is reset too).
-func (r *Result) notVerify(id, reason string) {
-	for i := range r.Requirements {
-		if r.Requirements[i].ID == id {
-			r.Counts[r.Requirements[i].Status]--
-			r.Counts[NotVerified]++
-			r.Requirements[i].Status = NotVerified
-			r.Requirements[i].Reason = reason
-		}
-	}
-}
-
-// fail marks requirement id failed with reason.
-func (r *Result) fail(id, reason string) {
-	for i := range r.Requirements {
-		if r.Requirements[i].ID == id {
-			if r.Requirements[i].Status != Failed {
-				r.Counts[r.Requirements[i].Status]--
-				r.Counts[Failed]++
-			}
-			r.Requirements[i].Status = Failed
-			r.Requirements[i].Reason = reason
-		}
-	}
 }
 
 // Register adds the suite for one engine configuration to the ginkgo tree
@@ -367,10 +294,10 @@ func List(cfg Config) ([]Listing, error) {
 		cfg.Connect = "127.0.0.1:0" // nothing is contacted in a dry run
 	}
 	s := &suite{cfg: cfg}
-	var report types.Report
+	var rep types.Report
 	gomega.RegisterFailHandler(Fail)
 	s.register()
-	ReportAfterSuite("e2e-conform", func(r Report) { report = r })
+	ReportAfterSuite("e2e-conform", func(r Report) { rep = r })
 	sc, rc := GinkgoConfiguration()
 	sc.DryRun = true
 	// Every profile lists the fixture specs too (labelled "fixture"): a
@@ -383,11 +310,11 @@ func List(cfg Config) ([]Listing, error) {
 	// ginkgo's dots of a dry run say nothing the list does not.
 	ginkgoToStderr(s.redact, func() { runSpecsQuiet(true, sc, rc) })
 	var out []Listing
-	for _, sr := range report.SpecReports {
+	for _, sr := range rep.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt || sr.State == types.SpecStateSkipped {
 			continue
 		}
-		l := Listing{Text: sr.LeafNodeText, Labels: sr.Labels(), Fixture: contains(sr.Labels(), "fixture")}
+		l := Listing{Text: sr.LeafNodeText, Labels: sr.Labels(), Fixture: slices.Contains(sr.Labels(), "fixture")}
 		for _, lb := range sr.Labels() {
 			if len(lb) > 4 && strings.Contains(lb, "-") {
 				l.Requirements = append(l.Requirements, lb)

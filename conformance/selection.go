@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // filterSyntax holds the characters of ginkgo's label-filter grammar: a
@@ -89,7 +90,7 @@ func checkSelection(c Config) error {
 			if n := nearest(w, names); n != "" {
 				hint = fmt.Sprintf("; did you mean %s?", n)
 			}
-			return fmt.Errorf("%w: --%s: unknown requirement, area or label %s%s", ErrUsage, sel.flag, w, hint)
+			return fmt.Errorf("%w: --%s: unknown requirement, area or label %s%s", report.ErrUsage, sel.flag, w, hint)
 		}
 	}
 	return nil
@@ -138,7 +139,7 @@ func editDistance(a, b []rune) int {
 // (its ID, area, section and fixture mark), in catalog order, whatever the
 // profile (as List). It is what `e2e-conform --list --only SIG` prints; a
 // selection naming an unknown requirement, area, label or section is a
-// usage error (ErrUsage).
+// usage error (report.ErrUsage).
 func SelectedRequirements(cfg Config) ([]catalog.Requirement, error) {
 	if err := checkSelection(cfg); err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func SelectedRequirements(cfg Config) ([]catalog.Requirement, error) {
 	}
 	match, err := types.ParseLabelFilter(f)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", ErrUsage, cfg.Only, cfg.Skip, err)
+		return nil, fmt.Errorf("%w: the selection (Only %q, Skip %q) is not valid: %v", report.ErrUsage, cfg.Only, cfg.Skip, err)
 	}
 	var out []catalog.Requirement
 	for _, r := range catalog.All() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestUnknownSelectionIsAUsageError: an --only or --skip word that is no
@@ -35,7 +36,7 @@ func TestUnknownSelectionIsAUsageError(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrUsage) {
+		if !errors.Is(err, report.ErrUsage) {
 			t.Errorf("only %q skip %q: %v; want a usage error", c.only, c.skip, err)
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // shardedRun is one selection TestShardsMergeAsOneRun splits into shards.
@@ -60,9 +61,9 @@ func TestShardsMergeAsOneRun(t *testing.T) {
 func testShardedRun(t *testing.T, c shardedRun) {
 	sab := filepath.Join(bins(t), "saboteur")
 	n := c.shards
-	shards := make([]conformance.Result, n)
+	shards := make([]report.Result, n)
 	codes := make([]int, n)
-	var whole conformance.Result
+	var whole report.Result
 	var wholeCode int
 	var wholeOut string
 	sem := make(chan struct{}, 2) // at most two suite runs at a time
@@ -82,8 +83,8 @@ func testShardedRun(t *testing.T, c shardedRun) {
 				return
 			}
 			var out string
-			codes[i], shards[i], out = conform(t, append([]string{"--spawn", sab, "--shard", conformance.Shard{Index: i + 1, Count: n}.String()}, c.args...)...)
-			if codes[i] == conformance.ExitHarness || len(shards[i].Requirements) == 0 {
+			codes[i], shards[i], out = conform(t, append([]string{"--spawn", sab, "--shard", report.Shard{Index: i + 1, Count: n}.String()}, c.args...)...)
+			if codes[i] == report.ExitHarness || len(shards[i].Requirements) == 0 {
 				t.Errorf("shard %d/%d: exit %d, want a report on the engine\n%s", i+1, n, codes[i], out)
 			}
 		}()
@@ -92,7 +93,7 @@ func testShardedRun(t *testing.T, c shardedRun) {
 	// The verdict itself is not the point (a requirement no spec checks
 	// yet makes the saboteur's full run incomplete): the merge must give
 	// the unsharded run's, whatever it is.
-	if wholeCode == conformance.ExitHarness || len(whole.Requirements) == 0 {
+	if wholeCode == report.ExitHarness || len(whole.Requirements) == 0 {
 		t.Fatalf("the unsharded run: exit %d (%s), want a report on the engine\n%s", wholeCode, whole.Reason, wholeOut)
 	}
 	if t.Failed() {
@@ -119,11 +120,11 @@ func testShardedRun(t *testing.T, c shardedRun) {
 		}
 	}
 
-	ptrs := make([]*conformance.Result, n)
+	ptrs := make([]*report.Result, n)
 	for i := range shards {
 		ptrs[(i+1)%n] = &shards[i] // any order
 	}
-	merged, err := conformance.Merge(ptrs)
+	merged, err := report.Merge(ptrs)
 	if err != nil {
 		t.Fatalf("Merge: %v", err)
 	}
@@ -159,7 +160,7 @@ func testShardedRun(t *testing.T, c shardedRun) {
 	if code := exitCode(err); code != whole.ExitCode || !strings.Contains(string(out), "verdict: "+whole.Verdict) {
 		t.Errorf("e2e-conform merge: exit %d, want %d and the verdict %q:\n%s", code, whole.ExitCode, whole.Verdict, out)
 	}
-	if fromCLI, err := conformance.ReadResult(mergedJSON); err != nil || fromCLI.Selection == nil || fromCLI.Selection.MergedShards != n {
+	if fromCLI, err := report.ReadResult(mergedJSON); err != nil || fromCLI.Selection == nil || fromCLI.Selection.MergedShards != n {
 		t.Errorf("the merged report: %v (selection %+v), want one that says it merged %d shards", err, fromCLI, n)
 	}
 	if page, err := os.ReadFile(mergedHTML); err != nil || !strings.Contains(string(page), fmt.Sprintf("merged from %d shards", n)) {
@@ -171,16 +172,16 @@ func testShardedRun(t *testing.T, c shardedRun) {
 	other.Profile = "core"
 	for _, c := range []struct {
 		what    string
-		reports []*conformance.Result
+		reports []*report.Result
 		says    string
 	}{
-		{"a missing shard", []*conformance.Result{&shards[0], &shards[2]}, "shard 2/3 missing"},
-		{"a repeated shard", []*conformance.Result{&shards[0], &shards[0], &shards[1], &shards[2]}, "shard 1/3 is given twice"},
-		{"a shard of another profile", []*conformance.Result{&shards[0], &other, &shards[2]}, "another profile"},
-		{"a whole run", []*conformance.Result{&shards[0], &whole, &shards[2]}, "not a shard's"},
+		{"a missing shard", []*report.Result{&shards[0], &shards[2]}, "shard 2/3 missing"},
+		{"a repeated shard", []*report.Result{&shards[0], &shards[0], &shards[1], &shards[2]}, "shard 1/3 is given twice"},
+		{"a shard of another profile", []*report.Result{&shards[0], &other, &shards[2]}, "another profile"},
+		{"a whole run", []*report.Result{&shards[0], &whole, &shards[2]}, "not a shard's"},
 	} {
-		_, err := conformance.Merge(c.reports)
-		if !errors.Is(err, conformance.ErrMerge) || !strings.Contains(err.Error(), c.says) {
+		_, err := report.Merge(c.reports)
+		if !errors.Is(err, report.ErrMerge) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: Merge gave %v, want an ErrMerge saying %q", c.what, err, c.says)
 		}
 	}
@@ -188,17 +189,17 @@ func testShardedRun(t *testing.T, c shardedRun) {
 
 // sameAsUnsharded fails t unless merged has whole's verdict, exit code and
 // counts, and each requirement whole's status and JSON (requirementJSON).
-func sameAsUnsharded(t *testing.T, merged, whole *conformance.Result) {
+func sameAsUnsharded(t *testing.T, merged, whole *report.Result) {
 	t.Helper()
 	if merged.Verdict != whole.Verdict || merged.ExitCode != whole.ExitCode {
 		t.Errorf("merged verdict %q (exit %d), the unsharded run's %q (exit %d)", merged.Verdict, merged.ExitCode, whole.Verdict, whole.ExitCode)
 	}
-	for _, st := range []conformance.Status{conformance.Passed, conformance.Failed, conformance.NotApplicable, conformance.NotVerified, conformance.NotSelected} {
+	for _, st := range []report.Status{report.Passed, report.Failed, report.NotApplicable, report.NotVerified, report.NotSelected} {
 		if merged.Counts[st] != whole.Counts[st] {
 			t.Errorf("merged %d %s, the unsharded run %d", merged.Counts[st], st, whole.Counts[st])
 		}
 	}
-	want := map[string]conformance.RequirementResult{}
+	want := map[string]report.RequirementResult{}
 	for _, r := range whole.Requirements {
 		want[r.ID] = r
 	}
@@ -230,7 +231,7 @@ func sameAsUnsharded(t *testing.T, merged, whole *conformance.Result) {
 // method(s) in flight") and the explanation's frames (connection numbers,
 // attempt ids, artifact paths) differ. Whether there was evidence at all,
 // and everything else, must not.
-func requirementJSON(r conformance.RequirementResult) string {
+func requirementJSON(r report.RequirementResult) string {
 	if x := r.Explanation; x != nil {
 		c := *x
 		c.Sent, c.Came, c.Exchange = "", "", ""
@@ -252,15 +253,15 @@ func TestMergeCommand(t *testing.T) {
 	dir := bins(t)
 	bin := filepath.Join(dir, "e2e-conform")
 	out, err := exec.Command(bin, "merge").CombinedOutput()
-	if code := exitCode(err); code != conformance.ExitUsage || !strings.Contains(string(out), "want the shards' JSON reports") {
+	if code := exitCode(err); code != report.ExitUsage || !strings.Contains(string(out), "want the shards' JSON reports") {
 		t.Errorf("merge without reports: exit %d, %s", code, out)
 	}
 	out, err = exec.Command(bin, "merge", filepath.Join(t.TempDir(), "none.json")).CombinedOutput()
-	if code := exitCode(err); code != conformance.ExitUsage || !strings.Contains(string(out), "none.json") {
+	if code := exitCode(err); code != report.ExitUsage || !strings.Contains(string(out), "none.json") {
 		t.Errorf("merge of a report that does not exist: exit %d, %s", code, out)
 	}
 	out, err = exec.Command(bin, "--shard", "4/3", "--spawn", "x").CombinedOutput()
-	if code := exitCode(err); code != conformance.ExitUsage || !strings.Contains(string(out), "--shard") {
+	if code := exitCode(err); code != report.ExitUsage || !strings.Contains(string(out), "--shard") {
 		t.Errorf("--shard 4/3: exit %d, %s", code, out)
 	}
 }

@@ -535,19 +535,6 @@ func signalSpecs(s *suite) {
 		})
 }
 
-// initOutcome classifies the answer to a second lifecycle/init (LIFE-009):
-// "null", "INVALID_STATE", or what else it was.
-func initOutcome(f *frame) string {
-	eo := f.Error()
-	if eo == nil {
-		return string(f.Result())
-	}
-	if d := dataOf(eo); eo.Code == wire.CodeEngineError && d.Type == "engine" && d.Code == "INVALID_STATE" {
-		return "INVALID_STATE"
-	}
-	return fmt.Sprintf("error %d %q", eo.Code, eo.Message)
-}
-
 // abortableMethod picks the listed operation method SIG-002 sends aborted
 // at send, with the params it needs besides operation. Every manifest that
 // lists an operation method lists one of these (rules M2, M4, M6, M7, M9).

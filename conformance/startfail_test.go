@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestEngineThatNeverStartedIsAHarnessError: an engine that exits before
@@ -17,18 +17,18 @@ import (
 func TestEngineThatNeverStartedIsAHarnessError(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "engin.py")
 	code, res, out := conform(t, "--spawn", "python3 "+missing)
-	if code != conformance.ExitHarness || res.Verdict != "harness error" ||
+	if code != report.ExitHarness || res.Verdict != "harness error" ||
 		!strings.Contains(res.Reason, "exited before answering its first initialize") ||
 		!strings.Contains(res.Reason, "exited with status 2") || !strings.Contains(res.Reason, "engin.py") {
 		t.Errorf("python3 %s: exit %d, verdict %q (%s); want exit 4 naming the exit status and stderr\n%s", missing, code, res.Verdict, res.Reason, out)
 	}
 	for _, r := range res.Requirements {
-		if r.Status == conformance.Failed {
+		if r.Status == report.Failed {
 			t.Errorf("python3 %s: %s failed (%s); an engine that never started fails nothing", missing, r.ID, r.Reason)
 		}
 	}
 
-	if code, res, out := conform(t, "--spawn", "sh -c 'printf garbage; exit 3'"); code != conformance.ExitNonConformant {
+	if code, res, out := conform(t, "--spawn", "sh -c 'printf garbage; exit 3'"); code != report.ExitNonConformant {
 		t.Errorf("an engine that wrote garbage and exited: exit %d, verdict %q (%s); want non-conformant as before\n%s", code, res.Verdict, res.Reason, out)
 	}
 
@@ -36,9 +36,9 @@ func TestEngineThatNeverStartedIsAHarnessError(t *testing.T) {
 	code, res, out = conform(t, "--spawn", sab, "--only", "SIG-011")
 	failed := false
 	for _, r := range res.Requirements {
-		failed = failed || r.ID == "SIG-011" && r.Status == conformance.Failed
+		failed = failed || r.ID == "SIG-011" && r.Status == report.Failed
 	}
-	if code != conformance.ExitNonConformant || !failed {
+	if code != report.ExitNonConformant || !failed {
 		t.Errorf("%s --only SIG-011 (exits mid-run): exit %d, SIG-011 failed %v; want exit 1 and SIG-011 failed as before\n%s", sab, code, failed, out)
 	}
 }

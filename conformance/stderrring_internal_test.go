@@ -12,15 +12,13 @@ func TestStderrRingIsBoundedAndKeepsLeaks(t *testing.T) {
 	e := testEnv()
 	e.Secret("s3cr3t-value-0123")
 	long := strings.Repeat("y", 64<<10)
-	e.mu.Lock()
-	e.keepStderr("first line leaks s3cr3t-value-0123")
+	e.stderr.keep("first line leaks s3cr3t-value-0123", &e.secrets)
 	for i := 0; i < 300; i++ { // 300 × 64 KiB = 18.75 MiB
-		e.keepStderr(long)
+		e.stderr.keep(long, &e.secrets)
 	}
 	for i := 0; i < stderrLines+10; i++ {
-		e.keepStderr("short")
+		e.stderr.keep("short", &e.secrets)
 	}
-	e.mu.Unlock()
 	lines := e.StderrLines()
 	if len(lines) > stderrLines+stderrLeakLines {
 		t.Errorf("kept %d lines, want at most %d", len(lines), stderrLines+stderrLeakLines)

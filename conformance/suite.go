@@ -14,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // Prefixes of skip messages: they become the requirement's status.
@@ -121,14 +122,14 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 		if !s.selects(labels) {
 			Skip("not selected: outside the configuration's Only and Skip")
 		}
-		if !s.cfg.Shard.holds(text) {
-			Skip(fmt.Sprintf("%s%d/%d", notInShard, shardOf(text, s.cfg.Shard.Count), s.cfg.Shard.Count))
+		if !s.holds(text) {
+			Skip(notInShard + report.HolderOf(text, s.cfg.Shard.Count).String())
 		}
 		if s.cfg.FailFast && s.stoppedBy == "" {
 			// A run-wide MUST already broken fails at the end whatever
 			// runs in between: stop now, keep the run-wide checks.
 			for _, c := range runWideChecks {
-				if v := s.env.Violations(c.id); len(v) > 0 && checksMust(s.unexpected([]string{c.id})) {
+				if v := s.env.Violations(c.id); len(v) > 0 && report.ChecksMust(s.unexpected([]string{c.id})) {
 					s.stoppedBy = fmt.Sprintf("the run-wide check of %s, already violated: %s", c.id, clip(v[0]))
 					break
 				}
@@ -165,7 +166,7 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 					}
 				}
 			}
-			if rep.Failed() && s.cfg.FailFast && checksMust(s.unexpected(ids)) && s.stoppedBy == "" {
+			if rep.Failed() && s.cfg.FailFast && report.ChecksMust(s.unexpected(ids)) && s.stoppedBy == "" {
 				s.stoppedBy = fmt.Sprintf("the spec %q", text)
 			}
 		})
@@ -193,16 +194,6 @@ func (s *suite) selects(labels []string) bool {
 func isRunWide(text string) bool {
 	for _, c := range runWideChecks {
 		if c.text == text {
-			return true
-		}
-	}
-	return false
-}
-
-// checksMust reports whether any of ids is a MUST requirement.
-func checksMust(ids []string) bool {
-	for _, id := range ids {
-		if r, ok := catalog.Lookup(id); ok && r.Level == catalog.Must {
 			return true
 		}
 	}
@@ -365,3 +356,9 @@ func quoteLabels(ls []string) []string {
 }
 
 func failf(format string, args ...any) { Fail(fmt.Sprintf(format, args...), 1) }
+
+// holds reports whether the spec of text runs in the shard of s's run.
+func (s *suite) holds(text string) bool { return s.cfg.Shard.Holds(text, isRunWide(text)) }
+
+// notInShard is the skip message of a spec another shard holds.
+const notInShard = "not selected: held by shard "

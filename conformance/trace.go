@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -165,10 +164,7 @@ func (c *connInfo) recentExchange() string {
 
 // newConn numbers a new connection.
 func (e *runEnv) newConn(role string) *connInfo {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.conns++
-	return &connInfo{id: e.conns, role: role}
+	return &connInfo{id: e.exchanges.nextConn(), role: role}
 }
 
 // frameLine is one frame as an exchange shows it: "conn 3 (raw) send {…}",
@@ -378,13 +374,8 @@ func (e *runEnv) recordFrame(c *connInfo, dir rpc.Direction, content []byte) {
 			}
 		}
 	}
-	e.mu.Lock()
-	e.frames = keepFrames(append(e.frames, frameRecord{dir, s}))
-	if e.specExchange != nil {
-		e.specExchange.add(line)
-	}
-	spec := strings.Join(e.specIDs, ",")
-	e.mu.Unlock()
+	e.exchanges.record(frameRecord{dir, s}, line)
+	spec := strings.Join(e.evidence.specIDs(), ",")
 	if e.trace != nil && c != nil {
 		e.trace.add(c, dir, s, spec)
 	}
@@ -409,10 +400,7 @@ func describeRequest(content []byte) string {
 // labelled with its connection, and, for each of its requirements with a
 // run-wide violation, the frames around the first one.
 func (e *runEnv) LastFrames() string {
-	e.mu.Lock()
-	x := e.lastExchange
-	ids := append([]string(nil), e.lastIDs...)
-	e.mu.Unlock()
+	x, ids := e.exchanges.last()
 	var b strings.Builder
 	b.WriteString(x.render())
 	for _, id := range ids {
@@ -427,9 +415,7 @@ func (e *runEnv) LastFrames() string {
 // exchange (the first part of LastFrames, before any run-wide violation's
 // frames) was recorded, in µs since the spec began.
 func (e *runEnv) LastFrameTimes() []int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.lastExchange.times()
+	return e.exchanges.lastTimes()
 }
 
 // indentLines indents every line of s by two more spaces.
@@ -455,19 +441,9 @@ func (e *runEnv) writeTrace() error {
 // streamBroke records that the stream of a connection broke (a framing
 // fault of the server's) while the running spec used it: a failure of the
 // spec is then reported not verified, with how, unless the spec checks the
-// framing itself (suite.go, report.go). prepareSpec forgets it.
+// framing itself (suite.go, verdict.go). prepareSpec forgets it.
 func (e *runEnv) streamBroke(how string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.specBroken == "" {
-		e.specBroken = e.redactLocked(how)
-	}
-}
-
-// redactLocked is Redact with e.mu held.
-func (e *runEnv) redactLocked(s string) string {
-	m, tail := e.secretScanLocked()
-	return redactWith(m, tail, s)
+	e.exchanges.broke(func() string { return e.secrets.redact(how) })
 }
 
 // brokenStream says how the stream of a connection the running spec used
@@ -475,10 +451,7 @@ func (e *runEnv) redactLocked(s string) string {
 // connection whose stream failed on a malformed message; "" when none did.
 // It is called before endSpec.
 func (e *runEnv) brokenStream() string {
-	e.mu.Lock()
-	b := e.specBroken
-	clients := append([]*client.Conn(nil), e.specClients...)
-	e.mu.Unlock()
+	b, clients := e.exchanges.broken()
 	if b != "" {
 		return b
 	}

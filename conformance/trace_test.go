@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // saboteurBin is the saboteur, built by bins beside the other test
@@ -20,7 +21,7 @@ func saboteurBin(t *testing.T) string {
 }
 
 // requirement returns the result of id.
-func requirement(t *testing.T, res conformance.Result, id string) conformance.RequirementResult {
+func requirement(t *testing.T, res report.Result, id string) report.RequirementResult {
 	t.Helper()
 	for _, r := range res.Requirements {
 		if r.ID == id {
@@ -28,7 +29,7 @@ func requirement(t *testing.T, res conformance.Result, id string) conformance.Re
 		}
 	}
 	t.Fatalf("%s is not in the report", id)
-	return conformance.RequirementResult{}
+	return report.RequirementResult{}
 }
 
 // TestTraceIsRedactedJSONLines: --trace writes one JSON object per frame
@@ -40,7 +41,7 @@ func TestTraceIsRedactedJSONLines(t *testing.T) {
 	const secret = "tr4ce-Sécret-🔑-<&>-9f3a"
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	code, res, out := conform(t, "--spawn", sab, "--only", "ERR-007,WIRE-009,LIFE-011,S2C-006", "--env", "E2E_SECRET_TRACE="+secret, "--trace", trace)
-	if code != conformance.ExitConformant && code != conformance.ExitIncomplete {
+	if code != report.ExitConformant && code != report.ExitIncomplete {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	data, err := os.ReadFile(trace)
@@ -122,12 +123,12 @@ func TestTraceIsRedactedJSONLines(t *testing.T) {
 func TestFailureCarriesItsOwnLabelledExchange(t *testing.T) {
 	sab := saboteurBin(t)
 	code, res, out := conform(t, "--spawn", sab+" --fault non-ascii-method-rejected", "--only", "WIRE-009")
-	if code != conformance.ExitNonConformant {
+	if code != report.ExitNonConformant {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	r := requirement(t, res, "WIRE-009")
 	x := r.Explanation
-	if r.Status != conformance.Failed || x == nil {
+	if r.Status != report.Failed || x == nil {
 		t.Fatalf("WIRE-009: %s, explanation %v", r.Status, x)
 	}
 	if r.Section != "§1.7" || x.Section != "§1.7" || x.LikelyCause == "" || x.Requirement != r.Statement {
@@ -167,23 +168,23 @@ func TestFailureCarriesItsOwnLabelledExchange(t *testing.T) {
 func TestFramingFaultEndsTheSpecsAfterIt(t *testing.T) {
 	sab := saboteurBin(t)
 	code, res, out := conform(t, "--spawn", sab+" --fault bad-content-length", "--profile", "core")
-	if code != conformance.ExitNonConformant {
+	if code != report.ExitNonConformant {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	w := requirement(t, res, "WIRE-001")
-	if w.Status != conformance.Failed || !strings.Contains(w.Reason, "⟦here⟧") || !strings.Contains(w.Reason, "Content-Length") || !strings.Contains(w.Reason, "conn ") {
+	if w.Status != report.Failed || !strings.Contains(w.Reason, "⟦here⟧") || !strings.Contains(w.Reason, "Content-Length") || !strings.Contains(w.Reason, "conn ") {
 		t.Errorf("WIRE-001: %s: %s", w.Status, w.Reason)
 	}
 	broken, timedOut := 0, 0
 	for _, s := range res.Specs {
-		if s.Status == conformance.NotVerified && strings.HasPrefix(s.Message, "the stream broke at ") {
+		if s.Status == report.NotVerified && strings.HasPrefix(s.Message, "the stream broke at ") {
 			broken++
 		}
 		if strings.HasPrefix(s.Message, "timedout") {
 			timedOut++
 			t.Errorf("the spec %q waited its budget: %s", s.Text, s.Message)
 		}
-		if s.Status == conformance.Failed && !strings.Contains(strings.Join(s.Requirements, ","), "WIRE-001") && !strings.Contains(strings.Join(s.Requirements, ","), "TRN-001") {
+		if s.Status == report.Failed && !strings.Contains(strings.Join(s.Requirements, ","), "WIRE-001") && !strings.Contains(strings.Join(s.Requirements, ","), "TRN-001") {
 			t.Errorf("the spec %q (%v) failed although its stream broke: %s", s.Text, s.Requirements, s.Message)
 		}
 	}
@@ -198,7 +199,7 @@ func TestBatchExecutedIsNamed(t *testing.T) {
 	sab := saboteurBin(t)
 	_, res, out := conform(t, "--spawn", sab+" --fault batch-executed", "--only", "WIRE-006")
 	r := requirement(t, res, "WIRE-006")
-	if r.Status != conformance.Failed || !strings.Contains(r.Reason, "the batch's element ") || !strings.Contains(r.Reason, "executed") {
+	if r.Status != report.Failed || !strings.Contains(r.Reason, "the batch's element ") || !strings.Contains(r.Reason, "executed") {
 		t.Errorf("WIRE-006: %s: %s\n%s", r.Status, r.Reason, out)
 	}
 }
@@ -209,7 +210,7 @@ func TestRunWideViolationNamesTheMethod(t *testing.T) {
 	sab := saboteurBin(t)
 	_, res, out := conform(t, "--spawn", sab+" --fault empty-error-message", "--only", "ERR-006")
 	r := requirement(t, res, "ERR-006")
-	if r.Status != conformance.Failed || !strings.Contains(r.Reason, "an error with an empty message (code ") || !strings.Contains(r.Reason, "(in the answer to ") || !strings.Contains(r.Reason, " (id ") {
+	if r.Status != report.Failed || !strings.Contains(r.Reason, "an error with an empty message (code ") || !strings.Contains(r.Reason, "(in the answer to ") || !strings.Contains(r.Reason, " (id ") {
 		t.Errorf("ERR-006: %s: %s\n%s", r.Status, r.Reason, out)
 	}
 	if r.Explanation == nil || r.Explanation.Exchange == "" {

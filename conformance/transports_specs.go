@@ -242,7 +242,7 @@ func transportSpecs(s *suite) {
 			}
 		})
 
-	// The app's console (helpers_console.go): an engine that echoes the
+	// The app's console (consolescenario.go): an engine that echoes the
 	// app's console on its own output breaks its stdout. The counter
 	// screen's console button writes a message at every level, one reading
 	// like a JSON-RPC message; stdout is then read to its end.

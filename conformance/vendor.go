@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
@@ -59,8 +60,8 @@ func RunTests(t *testing.T, cfgs ...Config) []*Result {
 		s.register()
 		suites = append(suites, s)
 	}
-	var report types.Report
-	ginkgo.ReportAfterSuite("e2e-conform", func(r ginkgo.Report) { report = r })
+	var rep types.Report
+	ginkgo.ReportAfterSuite("e2e-conform", func(r ginkgo.Report) { rep = r })
 	sc, rc := ginkgo.GinkgoConfiguration()
 	sc.RandomizeAllSpecs = false
 	rc.SilenceSkips = true
@@ -81,8 +82,8 @@ func RunTests(t *testing.T, cfgs ...Config) []*Result {
 	}
 	var out []*Result
 	for _, s := range suites {
-		res := s.result(report, sc.LabelFilter)
-		res.Duration = report.RunTime
+		res := s.result(rep, sc.LabelFilter)
+		res.Duration = rep.RunTime
 		judge(t, s.name(), &res, s.cfg.Strict)
 		out = append(out, &res)
 	}
@@ -115,10 +116,10 @@ func judge(t judgeT, name string, res *Result, strict bool) {
 		t.Errorf("%s: stale baseline entry: %s now passes; remove it from Config.ExpectedFailures", name, id)
 	}
 	for _, rr := range res.Requirements {
-		if rr.Status == ExpectedFailure {
-			t.Logf("%s: %s (%s) failed, as Config.ExpectedFailures expects (%s): %s", name, rr.ID, rr.Level, rr.Baseline, firstLine(rr.Reason))
+		if rr.Status == report.ExpectedFailure {
+			t.Logf("%s: %s (%s) failed, as Config.ExpectedFailures expects (%s): %s", name, rr.ID, rr.Level, rr.Baseline, report.FirstLine(rr.Reason))
 		}
-		if rr.Status != Failed {
+		if rr.Status != report.Failed {
 			continue
 		}
 		if rr.Level == "MUST" || strict {
@@ -128,9 +129,9 @@ func judge(t judgeT, name string, res *Result, strict bool) {
 		}
 	}
 	switch {
-	case res.ExitCode == ExitHarness:
+	case res.ExitCode == report.ExitHarness:
 		t.Errorf("%s: %s: %s", name, res.Verdict, res.Reason)
-	case res.ExitCode == ExitIncomplete && strict:
+	case res.ExitCode == report.ExitIncomplete && strict:
 		t.Errorf("%s: verdict %s (%s)", name, res.Verdict, res.Reason)
 	default:
 		t.Logf("%s: verdict %s%s, exit %d", name, res.Verdict, parenthesized(res.Reason), res.ExitCode)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -13,7 +14,7 @@ import (
 // failed the spec's requirements (WIRE-010 and TRN-001 against a manifest
 // listing no method, an index out of range in the suite).
 func TestPanickedSpecIsNoFinding(t *testing.T) {
-	report := func(states ...types.SpecState) types.Report {
+	ginkgoReport := func(states ...types.SpecState) types.Report {
 		var r types.Report
 		for i, st := range states {
 			label := []string{"WIRE-010", "WIRE-009"}[i]
@@ -28,26 +29,26 @@ func TestPanickedSpecIsNoFinding(t *testing.T) {
 		name     string
 		states   []types.SpecState
 		wantExit int
-		want     map[string]Status
+		want     map[string]report.Status
 	}{
-		{"a panic alone is a harness error", []types.SpecState{types.SpecStatePanicked, types.SpecStatePassed}, ExitHarness,
-			map[string]Status{"WIRE-010": NotVerified}},
-		{"a MUST failed elsewhere still makes the run non-conformant", []types.SpecState{types.SpecStatePanicked, types.SpecStateFailed}, ExitNonConformant,
-			map[string]Status{"WIRE-010": NotVerified, "WIRE-009": Failed}},
+		{"a panic alone is a harness error", []types.SpecState{types.SpecStatePanicked, types.SpecStatePassed}, report.ExitHarness,
+			map[string]report.Status{"WIRE-010": report.NotVerified}},
+		{"a MUST failed elsewhere still makes the run non-conformant", []types.SpecState{types.SpecStatePanicked, types.SpecStateFailed}, report.ExitNonConformant,
+			map[string]report.Status{"WIRE-010": report.NotVerified, "WIRE-009": report.Failed}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			specs := specsFrom(report(c.states...))
-			if !specs[0].SuiteError || specs[0].Status != NotVerified || !strings.Contains(specs[0].Message, "bug of e2e-conform") {
+			specs := specsFrom(ginkgoReport(c.states...))
+			if !specs[0].SuiteError || specs[0].Status != report.NotVerified || !strings.Contains(specs[0].Message, "bug of e2e-conform") {
 				t.Fatalf("the panicked spec: %+v, want not verified, marked a suite error", specs[0])
 			}
 			for i := range specs {
-				specs[i].Evidence = Evidence{specs[i].Requirements[0]: {"checked": 1}}
+				specs[i].Evidence = report.Evidence{specs[i].Requirements[0]: {"checked": 1}}
 				if c.states[i] == types.SpecStatePassed {
-					specs[i].Status = Passed // specsFrom read no evidence entry
+					specs[i].Status = report.Passed // specsFrom read no evidence entry
 				}
 			}
-			res := summarizeRun(Config{Only: []string{"WIRE-009", "WIRE-010"}}, summaryInput{reached: true, transport: "spawn"}, specs, nil)
+			res := report.Summarize(report.Scope{Profile: ProfileCore, Only: []string{"WIRE-009", "WIRE-010"}}, report.RunInput{Reached: true, Transport: "spawn"}, specs, nil)
 			if res.ExitCode != c.wantExit {
 				t.Errorf("exit %d (%s), want %d", res.ExitCode, res.Reason, c.wantExit)
 			}
@@ -57,20 +58,5 @@ func TestPanickedSpecIsNoFinding(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestUnreachedRunDecidesNoApplicability: a run that never reached the
-// engine (core with --only a fixture requirement selects no spec) knows
-// no manifest, so it reports no requirement not applicable for lacking a
-// method. Was: "OBS-005 not applicable: the manifest does not list
-// engine/observe" against an engine that lists it.
-func TestUnreachedRunDecidesNoApplicability(t *testing.T) {
-	specs := []SpecResult{{Text: "a spec of OBS-005", Requirements: []string{"OBS-005"}, Status: NotSelected}}
-	res := summarizeRun(Config{Only: []string{"OBS-005"}}, summaryInput{}, specs, nil)
-	for _, r := range res.Requirements {
-		if r.ID == "OBS-005" && r.Status != NotSelected {
-			t.Errorf("OBS-005 is %s (%s), want not selected", r.Status, r.Reason)
-		}
 	}
 }

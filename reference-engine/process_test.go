@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance"
 	"github.com/e2e-conform/toolkit/conformance/fixture/web"
+	conformreport "github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -194,7 +194,7 @@ func TestNoProcessOutlivesTheEngine(t *testing.T) {
 func TestFullProfileIsConformant(t *testing.T) {
 	bin := build(t, "./cmd/e2e-web-engine", "./cmd/e2e-conform")
 	res, _ := fullProfile(t, bin, filepath.Join(bin, "e2e-web-engine"))
-	t.Logf("full profile: %d passed, %d not applicable, %d not verified", res.Counts[conformance.Passed], res.Counts[conformance.NotApplicable], res.Counts[conformance.NotVerified])
+	t.Logf("full profile: %d passed, %d not applicable, %d not verified", res.Counts[conformreport.Passed], res.Counts[conformreport.NotApplicable], res.Counts[conformreport.NotVerified])
 }
 
 // TestFullProfileThroughAPoolIsConformant runs the full profile against
@@ -214,14 +214,14 @@ func TestFullProfileThroughAPoolIsConformant(t *testing.T) {
 	if strings.Contains(out, poolToken) {
 		t.Errorf("the pool's token appears in e2e-conform's output")
 	}
-	t.Logf("full profile through a pool: %d passed, %d not applicable, %d not verified", res.Counts[conformance.Passed], res.Counts[conformance.NotApplicable], res.Counts[conformance.NotVerified])
+	t.Logf("full profile through a pool: %d passed, %d not applicable, %d not verified", res.Counts[conformreport.Passed], res.Counts[conformreport.NotApplicable], res.Counts[conformreport.NotVerified])
 }
 
 // fullProfile runs e2e-conform --profile full --spawn spawn and fails t
 // unless the verdict is conformant with nothing failed; it returns the
 // result and the output with the JSON report appended (the token checks
 // read both).
-func fullProfile(t *testing.T, bin, spawn string) (conformance.Result, string) {
+func fullProfile(t *testing.T, bin, spawn string) (conformreport.Result, string) {
 	t.Helper()
 	report := filepath.Join(t.TempDir(), "report.json")
 	// The run's TMPDIR is a fresh directory: what e2e-conform, the engines
@@ -238,16 +238,16 @@ func fullProfile(t *testing.T, bin, spawn string) (conformance.Result, string) {
 	if rerr != nil {
 		t.Fatalf("no report (%v): %v\n%s", err, rerr, out)
 	}
-	var res conformance.Result
+	var res conformreport.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
-	if err != nil || res.Verdict != "conformant" || res.Counts[conformance.Failed] != 0 {
+	if err != nil || res.Verdict != "conformant" || res.Counts[conformreport.Failed] != 0 {
 		tail := string(out)
 		if len(tail) > 20000 {
 			tail = tail[len(tail)-20000:]
 		}
-		t.Fatalf("verdict %q (%v), %d failed\n%s", res.Verdict, err, res.Counts[conformance.Failed], tail)
+		t.Fatalf("verdict %q (%v), %d failed\n%s", res.Verdict, err, res.Counts[conformreport.Failed], tail)
 	}
 	return res, string(out) + string(data)
 }

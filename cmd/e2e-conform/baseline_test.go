@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // The saboteur's fault reinitialize-accepted fails LIFE-004 (MUST), and
@@ -23,15 +23,15 @@ const (
 // conformRun runs e2e-conform with args (a --json report added when
 // report is true) and returns the exit code, the output and the report
 // (zero when none was written).
-func conformRun(t *testing.T, report bool, args ...string) (int, string, conformance.Result) {
+func conformRun(t *testing.T, withReport bool, args ...string) (int, string, report.Result) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
-	if report {
+	if withReport {
 		args = append(args, "--json", path)
 	}
 	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
 	out, _ := cmd.CombinedOutput()
-	var res conformance.Result
+	var res report.Result
 	if data, err := os.ReadFile(path); err == nil {
 		if err := json.Unmarshal(data, &res); err != nil {
 			t.Fatalf("the report: %v", err)
@@ -58,13 +58,13 @@ func writeFile(t *testing.T, name, text string) string {
 	return path
 }
 
-func requirement(res conformance.Result, id string) conformance.RequirementResult {
+func requirement(res report.Result, id string) report.RequirementResult {
 	for _, rr := range res.Requirements {
 		if rr.ID == id {
 			return rr
 		}
 	}
-	return conformance.RequirementResult{}
+	return report.RequirementResult{}
 }
 
 // TestExpectedFailuresVerdicts: each verdict case of --expected-failures,
@@ -75,17 +75,17 @@ func TestExpectedFailuresVerdicts(t *testing.T) {
 		fault      string
 		baseline   string
 		wantExit   int
-		wantStatus conformance.Status // LIFE-004's, when a report is written
+		wantStatus report.Status // LIFE-004's, when a report is written
 		outHas     []string
 	}{
 		{name: "listed and failing: expected failure, exit 0", fault: baselineFault, baseline: "# known\nLIFE-004: bug 12, fixed in 2.1\n",
-			wantExit: 0, wantStatus: conformance.ExpectedFailure,
+			wantExit: 0, wantStatus: report.ExpectedFailure,
 			outHas: []string{"EXPECTED FAILURE LIFE-004 (MUST)", "baseline: bug 12, fixed in 2.1", "verdict: conformant (", "with 1 expected failure(s) listed in the baseline), exit 0"}},
 		{name: "failing, not listed: exit 1", fault: baselineFault, baseline: "WIRE-005: not yet\n",
-			wantExit: 1, wantStatus: conformance.Failed,
+			wantExit: 1, wantStatus: report.Failed,
 			outHas: []string{"FAIL LIFE-004 ", "failed: LIFE-004 ", "baseline entry WIRE-005 kept: not checked in this run (not selected", "verdict: non-conformant"}},
 		{name: "listed and passing: stale, exit 1", baseline: "LIFE-004: bug 12\n",
-			wantExit: 1, wantStatus: conformance.Passed,
+			wantExit: 1, wantStatus: report.Passed,
 			outHas: []string{"STALE BASELINE ENTRY LIFE-004 (MUST): it now passes", "verdict: stale baseline (stale baseline entry: LIFE-004 now passes; remove it), exit 1"}},
 		{name: "an ID not in the catalog: exit 2", fault: baselineFault, baseline: "LIFE-004: bug 12\nLIFE-999: typo\n",
 			wantExit: 2, outHas: []string{"--expected-failures", "line 2: LIFE-999 is not a requirement of the catalog"}},
@@ -103,7 +103,7 @@ func TestExpectedFailuresVerdicts(t *testing.T) {
 					t.Errorf("the output lacks %q:\n%s", w, out)
 				}
 			}
-			if c.wantExit == conformance.ExitUsage {
+			if c.wantExit == report.ExitUsage {
 				if res.Suite != "" {
 					t.Error("a usage error wrote a report")
 				}
@@ -115,7 +115,7 @@ func TestExpectedFailuresVerdicts(t *testing.T) {
 		})
 	}
 	code, out, _ := conformRun(t, false, "--spawn", saboteurWith(t, ""), "--expected-failures", filepath.Join(t.TempDir(), "none.txt"))
-	if code != conformance.ExitUsage || !strings.Contains(out, "none.txt") {
+	if code != report.ExitUsage || !strings.Contains(out, "none.txt") {
 		t.Errorf("a missing baseline: exit %d, %s", code, out)
 	}
 }
@@ -127,7 +127,7 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "baseline.txt")
 	code, out, _ := conformRun(t, false, "--spawn", saboteurWith(t, baselineFault), "--only", baselineID, "--write-baseline", base)
-	if code != conformance.ExitNonConformant {
+	if code != report.ExitNonConformant {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
 	data, err := os.ReadFile(base)
@@ -139,10 +139,10 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 	}
 	junit := filepath.Join(dir, "junit.xml")
 	code, out, res := conformRun(t, true, "--spawn", saboteurWith(t, baselineFault), "--only", baselineID, "--expected-failures", base, "--junit", junit)
-	if code != conformance.ExitConformant || res.Counts[conformance.ExpectedFailure] != 1 {
+	if code != report.ExitConformant || res.Counts[report.ExpectedFailure] != 1 {
 		t.Fatalf("with the baseline: exit %d, counts %v, want 0 and one expected failure:\n%s", code, res.Counts, out)
 	}
-	if rr := requirement(res, baselineID); rr.Status != conformance.ExpectedFailure || rr.Baseline == "" || rr.Explanation == nil {
+	if rr := requirement(res, baselineID); rr.Status != report.ExpectedFailure || rr.Baseline == "" || rr.Explanation == nil {
 		t.Errorf("%s: %+v, want an expected failure with its baseline reason and explanation", baselineID, rr)
 	}
 	x, err := os.ReadFile(junit)
@@ -188,7 +188,7 @@ func TestMergeHonoursTheBaseline(t *testing.T) {
 				args = append(args, "--expected-failures", b)
 			}
 			code, out, res := conformRun(t, true, args...)
-			if code == conformance.ExitUsage || res.Suite == "" {
+			if code == report.ExitUsage || res.Suite == "" {
 				t.Fatalf("shard %d: exit %d:\n%s", i+1, code, out)
 			}
 			path := filepath.Join(t.TempDir(), "shard.json")
@@ -230,7 +230,7 @@ func TestMergeHonoursTheBaseline(t *testing.T) {
 func TestWriteBaselineRefusedWithRepeat(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"--repeat", "2", "--spawn", "x", "--write-baseline", filepath.Join(t.TempDir(), "b.txt")}, &stdout, &stderr)
-	if code != conformance.ExitUsage || !strings.Contains(stderr.String(), "--write-baseline does not go with --repeat") {
+	if code != report.ExitUsage || !strings.Contains(stderr.String(), "--write-baseline does not go with --repeat") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -240,9 +240,9 @@ func TestWriteBaselineRefusedWithRepeat(t *testing.T) {
 // requirement that got worse.
 func TestDiffNoLatency(t *testing.T) {
 	dir := t.TempDir()
-	passed := writeReport(t, dir, "passed.json", conformance.Passed, 2)
-	slow := writeReport(t, dir, "slow.json", conformance.Passed, 9)
-	slowFailed := writeReport(t, dir, "slow-failed.json", conformance.Failed, 9)
+	passed := writeReport(t, dir, "passed.json", report.Passed, 2)
+	slow := writeReport(t, dir, "slow.json", report.Passed, 9)
+	slowFailed := writeReport(t, dir, "slow-failed.json", report.Failed, 9)
 	for _, c := range []struct {
 		args   []string
 		code   int
@@ -273,7 +273,7 @@ func TestDiffNoLatency(t *testing.T) {
 func TestFailFastGoesOnAfterAnExpectedFailure(t *testing.T) {
 	base := writeFile(t, "baseline.txt", "LIFE-004: bug 12\n")
 	code, out, res := conformRun(t, true, "--spawn", saboteurWith(t, baselineFault), "--only", "LIFE", "--fail-fast", "--expected-failures", base)
-	if code != conformance.ExitConformant || requirement(res, baselineID).Status != conformance.ExpectedFailure {
+	if code != report.ExitConformant || requirement(res, baselineID).Status != report.ExpectedFailure {
 		t.Errorf("exit %d, %s %q; want 0 and an expected failure:\n%s", code, baselineID, requirement(res, baselineID).Status, out)
 	}
 	for _, s := range res.Specs {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/mattn/go-shellwords"
 	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
@@ -163,10 +163,10 @@ func ciDocs(t *testing.T) map[string]map[string]any {
 
 // TestCIPinsTheSuite: no block installs e2e-conform @latest; each names one
 // version (E2E_CONFORM_VERSION, or the action's ref), the suite's own
-// (conformance.SuiteVersion), and every job installs that one, so the shard
+// (report.SuiteVersion), and every job installs that one, so the shard
 // and merge jobs run the same suite.
 func TestCIPinsTheSuite(t *testing.T) {
-	want := "v" + conformance.SuiteVersion
+	want := "v" + report.SuiteVersion
 	installs := regexp.MustCompile(`go install "?github\.com/e2e-conform/toolkit/cmd/e2e-conform@([^"\s]+)`)
 	uses := regexp.MustCompile(`uses: e2e-conform/toolkit@(\S+)`)
 	for name, src := range ciBlocks(t) {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // The modes of --progress.
@@ -52,19 +53,19 @@ func writeConsoleHelp(w io.Writer) {
 func runExplain(id string, args []string, stdout, stderr io.Writer) int {
 	if id == "" || len(args) != 1 {
 		fmt.Fprintln(stderr, "e2e-conform: --explain takes a requirement ID and one JSON report: e2e-conform --explain SIG-005 report.json")
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
-	res, err := conformance.ReadResult(args[0])
+	res, err := report.ReadResult(args[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: --explain: %v\n", err)
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	if err := res.WriteExplanation(stdout, id); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: --explain: %v\n", err)
-		if errors.Is(err, conformance.ErrNotInReport) {
-			return conformance.ExitUsage
+		if errors.Is(err, report.ErrNotInReport) {
+			return report.ExitUsage
 		}
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	return 0
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // consoleRun runs e2e-conform with args and returns its exit code, stdout
@@ -36,10 +36,10 @@ var areaLine = regexp.MustCompile(`^\[ *\d+/\d+\] (\S+) +\d+\.\d s  \d+ failed$`
 // the failures and groups them as one bug; --explain reads one from the
 // report.
 func TestConsoleWithoutATerminal(t *testing.T) {
-	report := filepath.Join(t.TempDir(), "report.json")
+	reportFile := filepath.Join(t.TempDir(), "report.json")
 	code, stdout, stderr := consoleRun(t, "--spawn", saboteurWith(t, "manifest-perform-without-actions"),
-		"--only", "MAN-001,MAN-005,WIRE-013", "--json", report)
-	if code != conformance.ExitNonConformant {
+		"--only", "MAN-001,MAN-005,WIRE-013", "--json", reportFile)
+	if code != report.ExitNonConformant {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
@@ -55,7 +55,7 @@ func TestConsoleWithoutATerminal(t *testing.T) {
 		}
 		if id, rest, ok := strings.Cut(strings.TrimPrefix(l, "FAIL "), " "); ok && strings.HasPrefix(l, "FAIL ") {
 			fails[id]++
-			if !strings.HasSuffix(rest, "(e2e-conform --explain "+id+" "+report+")") {
+			if !strings.HasSuffix(rest, "(e2e-conform --explain "+id+" "+reportFile+")") {
 				t.Errorf("the failure line does not point at --explain: %q", l)
 			}
 			continue
@@ -81,7 +81,7 @@ func TestConsoleWithoutATerminal(t *testing.T) {
 	for _, w := range []string{
 		"failed: WIRE-013, MAN-001, MAN-005 (each told on stderr when it failed)",
 		"one cause likely: WIRE-013, MAN-001, MAN-005 fail on the same exchange (conn ",
-		"e2e-conform --explain ID " + report,
+		"e2e-conform --explain ID " + reportFile,
 		"verdict: non-conformant",
 	} {
 		if !strings.Contains(stdout, w) {
@@ -93,7 +93,7 @@ func TestConsoleWithoutATerminal(t *testing.T) {
 	}
 
 	// --explain on the saved report.
-	code, out, errs := consoleRun(t, "--explain", "MAN-005", report)
+	code, out, errs := consoleRun(t, "--explain", "MAN-005", reportFile)
 	if code != 0 {
 		t.Fatalf("--explain MAN-005: exit %d: %s", code, errs)
 	}
@@ -108,12 +108,12 @@ func TestConsoleWithoutATerminal(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"an ID the report lacks", []string{"--explain", "MAN-099", report}, "MAN-099: not in the report"},
+		{"an ID the report lacks", []string{"--explain", "MAN-099", reportFile}, "MAN-099: not in the report"},
 		{"no report", []string{"--explain", "MAN-005"}, "--explain takes a requirement ID and one JSON report"},
-		{"a report that is not there", []string{"--explain", "MAN-005", report + ".missing"}, "reading the report"},
+		{"a report that is not there", []string{"--explain", "MAN-005", reportFile + ".missing"}, "reading the report"},
 	} {
 		code, _, errs := consoleRun(t, c.args...)
-		if code != conformance.ExitUsage || !strings.Contains(errs, c.want) {
+		if code != report.ExitUsage || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %q", c.name, code, errs, c.want)
 		}
 	}
@@ -125,7 +125,7 @@ func TestConsoleWithoutATerminal(t *testing.T) {
 // usage error.
 func TestConsoleVerboseAndOff(t *testing.T) {
 	code, stdout, stderr := consoleRun(t, "--spawn", saboteurWith(t, ""), "--only", "LIFE-001", "--verbose")
-	if code != conformance.ExitConformant {
+	if code != report.ExitConformant {
 		t.Fatalf("--verbose: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, w := range []string{"Report Entries", "SUCCESS!", "(raw) send {", "[1/1] done "} {
@@ -135,7 +135,7 @@ func TestConsoleVerboseAndOff(t *testing.T) {
 	}
 
 	code, stdout, stderr = consoleRun(t, "--spawn", saboteurWith(t, "wrong-uninitialized-code"), "--only", "LIFE-003", "--progress", "off")
-	if code != conformance.ExitNonConformant {
+	if code != report.ExitNonConformant {
 		t.Fatalf("--progress off: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if stderr != "" {
@@ -149,13 +149,13 @@ func TestConsoleVerboseAndOff(t *testing.T) {
 
 	// Without a JSON report the summary is the only place for the details.
 	code, stdout, stderr = consoleRun(t, "--spawn", saboteurWith(t, "wrong-uninitialized-code"), "--only", "LIFE-003")
-	if code != conformance.ExitNonConformant || strings.Count(stderr, "FAIL LIFE-003 ") != 1 || !strings.Contains(stderr, "(more in the summary below)") ||
+	if code != report.ExitNonConformant || strings.Count(stderr, "FAIL LIFE-003 ") != 1 || !strings.Contains(stderr, "(more in the summary below)") ||
 		!strings.Contains(stdout, "FAILED LIFE-003 (MUST) §2.4: ") || !strings.Contains(stdout, "likely cause: ") {
 		t.Errorf("no --json: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
 	code, _, stderr = consoleRun(t, "--spawn", saboteurWith(t, ""), "--progress", "fancy")
-	if code != conformance.ExitUsage || !strings.Contains(stderr, `--progress "fancy"`) {
+	if code != report.ExitUsage || !strings.Contains(stderr, `--progress "fancy"`) {
 		t.Errorf("--progress fancy: exit %d, %s", code, stderr)
 	}
 }
@@ -165,10 +165,10 @@ func TestConsoleVerboseAndOff(t *testing.T) {
 // given after -- reaches each run as its argv (the run's own flags come
 // before it).
 func TestRepeatConsole(t *testing.T) {
-	report := filepath.Join(t.TempDir(), "repeat.json")
-	code, stdout, stderr := consoleRun(t, "--repeat", "2", "--only", "LIFE-001", "--json", report, "--", filepath.Join(bins(t), "saboteur"))
+	reportFile := filepath.Join(t.TempDir(), "repeat.json")
+	code, stdout, stderr := consoleRun(t, "--repeat", "2", "--only", "LIFE-001", "--json", reportFile, "--", filepath.Join(bins(t), "saboteur"))
 	out := stdout + stderr
-	if code != conformance.ExitConformant {
+	if code != report.ExitConformant {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	for _, no := range []string{"checking ", "] done ", "Report Entries"} {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // runDiff is `e2e-conform diff [--no-latency] OLD.json NEW.json`: it
 // prints the requirements whose status changed between the two runs' JSON
 // reports and the methods whose p90 round trip regressed
-// (conformance.Diff), and exits 0 when nothing changed for the worse, 1
+// (report.Diff), and exits 0 when nothing changed for the worse, 1
 // when something did, 2 on a usage error or a report it cannot read. With
 // --no-latency a regressed p90 is listed but does not count as worse.
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -31,7 +31,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		rest = fs.Args()
 		if len(rest) > 0 {
@@ -43,25 +43,25 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 2 {
 		fmt.Fprintf(stderr, "e2e-conform diff: want two reports, got %d argument(s)\n", len(args))
 		diffUsage(stderr)
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
-	var runs [2]*conformance.Result
+	var runs [2]*report.Result
 	for i, path := range args {
-		r, err := conformance.ReadResult(path)
+		r, err := report.ReadResult(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "e2e-conform diff: %v\n", err)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		runs[i] = r
 	}
-	d := conformance.Diff(runs[0], runs[1])
+	d := report.Diff(runs[0], runs[1])
 	d.LatencyIgnored = *noLatency
 	fmt.Fprintf(stdout, "e2e-conform diff %s → %s\n", args[0], args[1])
 	d.Write(stdout)
 	if d.Worse() {
-		return conformance.ExitNonConformant
+		return report.ExitNonConformant
 	}
-	return conformance.ExitConformant
+	return report.ExitConformant
 }
 
 func diffUsage(w io.Writer) {

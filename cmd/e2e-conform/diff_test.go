@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // writeReport writes a one-requirement run report with an engine/observe
 // p90 of p90 ms.
-func writeReport(t *testing.T, dir, name string, st conformance.Status, p90 float64) string {
+func writeReport(t *testing.T, dir, name string, st report.Status, p90 float64) string {
 	t.Helper()
-	r := &conformance.Result{Suite: "e2e-conform", Verdict: "conformant",
-		Requirements: []conformance.RequirementResult{{ID: "WIRE-001", Level: "MUST", Status: st, Reason: "reason of " + name}},
-		Latency:      []conformance.MethodLatency{{Method: "engine/observe", Count: 50, P90Ms: p90}}}
+	r := &report.Result{Suite: "e2e-conform", Verdict: "conformant",
+		Requirements: []report.RequirementResult{{ID: "WIRE-001", Level: "MUST", Status: st, Reason: "reason of " + name}},
+		Latency:      []report.MethodLatency{{Method: "engine/observe", Count: 50, P90Ms: p90}}}
 	path := filepath.Join(dir, name)
 	if err := r.WriteJSON(path); err != nil {
 		t.Fatal(err)
@@ -26,9 +26,9 @@ func writeReport(t *testing.T, dir, name string, st conformance.Status, p90 floa
 
 func TestDiffCommand(t *testing.T) {
 	dir := t.TempDir()
-	passed := writeReport(t, dir, "passed.json", conformance.Passed, 2)
-	failed := writeReport(t, dir, "failed.json", conformance.Failed, 2)
-	slow := writeReport(t, dir, "slow.json", conformance.Passed, 9)
+	passed := writeReport(t, dir, "passed.json", report.Passed, 2)
+	failed := writeReport(t, dir, "failed.json", report.Failed, 2)
+	slow := writeReport(t, dir, "slow.json", report.Passed, 9)
 	garbage := filepath.Join(dir, "garbage.json")
 	if err := os.WriteFile(garbage, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)

@@ -8,22 +8,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // failFast runs e2e-conform --fail-fast against the saboteur with fault
 // and returns the exit code and the report.
-func failFast(t *testing.T, fault string, only string) (int, conformance.Result) {
+func failFast(t *testing.T, fault string, only string) (int, report.Result) {
 	t.Helper()
-	report := filepath.Join(t.TempDir(), "report.json")
+	reportFile := filepath.Join(t.TempDir(), "report.json")
 	spawn := filepath.Join(bins(t), "saboteur")
 	if fault != "" {
 		spawn += " --fault " + fault
 	}
-	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", spawn, "--profile", "full", "--only", only, "--fail-fast", "--json", report)
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", spawn, "--profile", "full", "--only", only, "--fail-fast", "--json", reportFile)
 	out, _ := cmd.CombinedOutput()
-	var res conformance.Result
-	data, err := os.ReadFile(report)
+	var res report.Result
+	data, err := os.ReadFile(reportFile)
 	if err == nil {
 		err = json.Unmarshal(data, &res)
 	}
@@ -36,17 +36,17 @@ func failFast(t *testing.T, fault string, only string) (int, conformance.Result)
 func TestFailFastStopsAtTheFirstMustFailure(t *testing.T) {
 	// ignore-abort fails SIG-003 (MUST); every SIG spec after it is not run.
 	code, res := failFast(t, "ignore-abort", "SIG")
-	if code != conformance.ExitNonConformant {
-		t.Fatalf("exit %d, want %d", code, conformance.ExitNonConformant)
+	if code != report.ExitNonConformant {
+		t.Fatalf("exit %d, want %d", code, report.ExitNonConformant)
 	}
 	var failed, notRun int
 	for _, s := range res.Specs {
 		switch {
-		case s.Status == conformance.Failed:
+		case s.Status == report.Failed:
 			failed++
-		case s.Status == conformance.NotVerified && strings.HasPrefix(s.Message, "not run: the run stopped at its first MUST failure"):
+		case s.Status == report.NotVerified && strings.HasPrefix(s.Message, "not run: the run stopped at its first MUST failure"):
 			notRun++
-		case s.Status == conformance.Passed && failed > 0:
+		case s.Status == report.Passed && failed > 0:
 			t.Errorf("the spec %q ran after the first failure", s.Text)
 		}
 	}
@@ -59,16 +59,16 @@ func TestFailFastGoesOnAfterAShouldFailure(t *testing.T) {
 	// observe-side-effect fails only OBS-013, a SHOULD: a warning does not
 	// stop the run, so the MUST specs after it (LOC, in catalog order) run.
 	code, res := failFast(t, "observe-side-effect", "OBS-013,LOC-001")
-	if code != conformance.ExitConformant {
-		t.Fatalf("exit %d, want %d (a SHOULD failure only warns)", code, conformance.ExitConformant)
+	if code != report.ExitConformant {
+		t.Fatalf("exit %d, want %d (a SHOULD failure only warns)", code, report.ExitConformant)
 	}
 	shouldFailed, passedAfter := false, false
 	for _, s := range res.Specs {
 		if strings.HasPrefix(s.Message, "not run:") {
 			t.Errorf("the spec %q was not run after a SHOULD failure", s.Text)
 		}
-		shouldFailed = shouldFailed || s.Status == conformance.Failed
-		passedAfter = passedAfter || shouldFailed && s.Status == conformance.Passed
+		shouldFailed = shouldFailed || s.Status == report.Failed
+		passedAfter = passedAfter || shouldFailed && s.Status == report.Passed
 	}
 	if !shouldFailed || !passedAfter {
 		t.Errorf("OBS-013 failed: %v, a spec passed after it: %v; want both", shouldFailed, passedAfter)
@@ -100,22 +100,22 @@ func TestFailFastStopsAtARunWideViolationAndKeepsTheRunWideChecks(t *testing.T) 
 	// violation, the LIFE specs after it are not run, and the run-wide
 	// check still runs and fails.
 	code, res := failFast(t, "null-error-data", "LIFE,WIRE-012")
-	if code != conformance.ExitNonConformant {
-		t.Fatalf("exit %d, want %d", code, conformance.ExitNonConformant)
+	if code != report.ExitNonConformant {
+		t.Fatalf("exit %d, want %d", code, report.ExitNonConformant)
 	}
 	notRun := 0
 	for _, s := range res.Specs {
-		if s.Status == conformance.NotVerified && strings.Contains(s.Message, "the run-wide check of WIRE-012, already violated") {
+		if s.Status == report.NotVerified && strings.Contains(s.Message, "the run-wide check of WIRE-012, already violated") {
 			notRun++
 		}
 	}
-	var wire012 conformance.Status
+	var wire012 report.Status
 	for _, r := range res.Requirements {
 		if r.ID == "WIRE-012" {
 			wire012 = r.Status
 		}
 	}
-	if notRun == 0 || wire012 != conformance.Failed {
+	if notRun == 0 || wire012 != report.Failed {
 		t.Errorf("%d specs not run after the violation, WIRE-012 %s; want some, and failed", notRun, wire012)
 	}
 }

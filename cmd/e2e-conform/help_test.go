@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
 	"github.com/e2e-conform/toolkit/conformance/catalog"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestHelpNamesEveryArea: --help lists every area of the catalog (in
@@ -29,8 +29,8 @@ func TestHelpNamesEveryArea(t *testing.T) {
 	if !slices.Equal(areas, catalog.Areas()) {
 		t.Errorf("areaTitles lists %v; the catalog's areas are %v", areas, catalog.Areas())
 	}
-	for _, st := range []conformance.Status{conformance.Passed, conformance.Failed, conformance.NotApplicable,
-		conformance.NotVerified, conformance.NotSelected, conformance.ExpectedFailure} {
+	for _, st := range []report.Status{report.Passed, report.Failed, report.NotApplicable,
+		report.NotVerified, report.NotSelected, report.ExpectedFailure} {
 		if !strings.Contains(help, "\n  "+string(st)+" ") {
 			t.Errorf("--help's glossary lacks the status %q:\n%s", st, help)
 		}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // An interrupted run (a signal, the run timeout) did not end: its verdict
@@ -40,8 +40,8 @@ func TestInterruptedRunIsIncomplete(t *testing.T) {
 			rand.Read(b[:])
 			marker := "E2E_INTERRUPT_MARKER=" + hex.EncodeToString(b[:])
 			tmp, env := privateTmp(t)
-			report := filepath.Join(t.TempDir(), "r.json")
-			args := append([]string{"--spawn", filepath.Join(bins(t), "saboteur"), "--profile", "full", "--env", marker, "--json", report}, c.args...)
+			reportFile := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"--spawn", filepath.Join(bins(t), "saboteur"), "--profile", "full", "--env", marker, "--json", reportFile}, c.args...)
 			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
 			cmd.Env = append(os.Environ(), env...)
 			out, exited := startCmd(t, cmd)
@@ -49,11 +49,11 @@ func TestInterruptedRunIsIncomplete(t *testing.T) {
 				signalWhen(t, cmd, c.signal, 30*time.Second, func() bool { return len(marked(marker)) > 0 }, "the run started no engine", out)
 			}
 			awaitExit(t, exited, out)
-			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitIncomplete {
-				t.Errorf("exit %d, want %d (incomplete)\n%s", code, conformance.ExitIncomplete, out.String())
+			if code := cmd.ProcessState.ExitCode(); code != report.ExitIncomplete {
+				t.Errorf("exit %d, want %d (incomplete)\n%s", code, report.ExitIncomplete, out.String())
 			}
-			var res conformance.Result
-			data, err := os.ReadFile(report)
+			var res report.Result
+			data, err := os.ReadFile(reportFile)
 			if err == nil {
 				err = json.Unmarshal(data, &res)
 			}
@@ -65,10 +65,10 @@ func TestInterruptedRunIsIncomplete(t *testing.T) {
 			}
 			notRun := 0
 			for _, s := range res.Specs {
-				if s.Status == conformance.NotSelected {
+				if s.Status == report.NotSelected {
 					t.Errorf("the spec %q is reported not selected; the run selected it and did not run it", s.Text)
 				}
-				if s.Status == conformance.NotVerified && strings.HasPrefix(s.Message, "not run: ") {
+				if s.Status == report.NotVerified && strings.HasPrefix(s.Message, "not run: ") {
 					notRun++
 				}
 			}
@@ -101,9 +101,9 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			report := filepath.Join(t.TempDir(), "r.json")
+			reportFile := filepath.Join(t.TempDir(), "r.json")
 			engine := filepath.Join(bins(t), "saboteur") + " --fault manifest-by-role --fault prepare-never-answered"
-			args := append([]string{"--spawn", engine, "--only", "LIFE-001,LIFE-017", "--timeout", "10m", "--json", report}, c.args...)
+			args := append([]string{"--spawn", engine, "--only", "LIFE-001,LIFE-017", "--timeout", "10m", "--json", reportFile}, c.args...)
 			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
 			out, exited := startCmd(t, cmd)
 			if c.signal != 0 {
@@ -111,10 +111,10 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 				signalWhen(t, cmd, c.signal, 60*time.Second, func() bool { return strings.Contains(out.String(), "FAIL LIFE-001 ") }, "LIFE-001's spec did not fail", out)
 			}
 			awaitExit(t, exited, out)
-			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitNonConformant {
-				t.Errorf("exit %d, want %d (non-conformant)\n%s", code, conformance.ExitNonConformant, out.String())
+			if code := cmd.ProcessState.ExitCode(); code != report.ExitNonConformant {
+				t.Errorf("exit %d, want %d (non-conformant)\n%s", code, report.ExitNonConformant, out.String())
 			}
-			res, err := conformance.ReadResult(report)
+			res, err := report.ReadResult(reportFile)
 			if err != nil {
 				t.Fatalf("no report: %v\n%s", err, out.String())
 			}
@@ -123,9 +123,9 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 			}
 			for _, r := range res.Requirements {
 				switch {
-				case r.ID == "LIFE-001" && r.Status != conformance.Failed:
+				case r.ID == "LIFE-001" && r.Status != report.Failed:
 					t.Errorf("LIFE-001 is %s (%s), want failed (manifest-by-role)", r.Status, r.Reason)
-				case r.ID == "LIFE-017" && (r.Status != conformance.NotVerified || !strings.HasPrefix(r.Reason, "interrupted: ")):
+				case r.ID == "LIFE-017" && (r.Status != report.NotVerified || !strings.HasPrefix(r.Reason, "interrupted: ")):
 					t.Errorf("LIFE-017 is %s (%s), want not verified, interrupted", r.Status, r.Reason)
 				}
 			}

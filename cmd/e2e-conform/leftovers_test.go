@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestRunTimeoutLeavesNothing: the engine leaves a grandchild behind that
@@ -71,8 +71,8 @@ exec "$SABOTEUR"
 	case <-time.After(killGrace + 60*time.Second):
 		t.Fatalf("e2e-conform did not exit\n%s", out.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != conformance.ExitIncomplete {
-		t.Errorf("exit %d, want %d (incomplete)\n%s", code, conformance.ExitIncomplete, out.String())
+	if code := cmd.ProcessState.ExitCode(); code != report.ExitIncomplete {
+		t.Errorf("exit %d, want %d (incomplete)\n%s", code, report.ExitIncomplete, out.String())
 	}
 	// e2e-conform killed and reaped what it adopted before it exited.
 	if left := marked(marker); len(left) != 0 {

@@ -49,6 +49,7 @@ import (
 	"github.com/mattn/go-shellwords"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/internal/buildinfo"
 	"github.com/e2e-conform/toolkit/internal/procs"
 )
@@ -139,13 +140,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0 // asked for: not a usage error
 		}
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	if *jsonPath == "-" {
 		listJSON, *jsonPath = true, ""
 	}
 	if *version {
-		fmt.Fprintln(stdout, buildinfo.Read().Line("e2e-conform")+", suite "+conformance.SuiteVersion)
+		fmt.Fprintln(stdout, buildinfo.Read().Line("e2e-conform")+", suite "+report.SuiteVersion)
 		return 0
 	}
 	if set(fs, "explain") {
@@ -153,33 +154,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if !validProgress(*progressMode) {
 		fmt.Fprintf(stderr, "e2e-conform: --progress %q: want auto, lines or off\n", *progressMode)
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	var err error
 	if cfg.Spawn, err = engineCommand(*spawn, args, fs.NArg()); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	cfg.Env = map[string]string{}
 	for _, kv := range env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			fmt.Fprintf(stderr, "e2e-conform: --env %q is not K=V\n", kv)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		cfg.Env[k] = v
 	}
 	cfg.Only, cfg.Skip = only, skip
 	if *expected != "" {
-		if cfg.ExpectedFailures, err = conformance.ReadExpectedFailures(*expected); err != nil {
+		if cfg.ExpectedFailures, err = report.ReadExpectedFailures(*expected); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: --expected-failures: %v\n", err)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 	}
 	if *shard != "" {
-		if cfg.Shard, err = conformance.ParseShard(*shard); err != nil {
+		if cfg.Shard, err = report.ParseShard(*shard); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: --shard: %v\n", err)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 	}
 	if *verbose {
@@ -187,19 +188,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *list && set(fs, "repeat") {
 		fmt.Fprintln(stderr, "e2e-conform: --list does not go with --repeat")
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	if *list {
 		if *jsonPath != "" {
 			f, err := os.Create(*jsonPath)
 			if err != nil {
 				fmt.Fprintf(stderr, "e2e-conform: --json: %v\n", err)
-				return conformance.ExitUsage
+				return report.ExitUsage
 			}
 			code := doList(cfg, true, f, stderr)
 			if err := f.Close(); err != nil {
 				fmt.Fprintf(stderr, "e2e-conform: --json: %v\n", err)
-				return conformance.ExitHarness
+				return report.ExitHarness
 			}
 			return code
 		}
@@ -207,28 +208,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if listJSON {
 		fmt.Fprintln(stderr, "e2e-conform: --json needs a path (a bare --json only goes with --list)")
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	if set(fs, "repeat") || set(fs, "repeat-parallel") {
 		switch {
 		case set(fs, "parallel"):
 			fmt.Fprintln(stderr, "e2e-conform: --parallel does not go with --repeat (use --repeat-parallel)")
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *repeat < 1:
 			fmt.Fprintf(stderr, "e2e-conform: --repeat %d: the number of runs must be at least 1\n", *repeat)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *repeatParallel < 1:
 			fmt.Fprintf(stderr, "e2e-conform: --repeat-parallel %d: the number of runs at a time must be at least 1\n", *repeatParallel)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *junit != "":
 			fmt.Fprintln(stderr, "e2e-conform: --junit does not go with --repeat (--json writes the combined report)")
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *htmlPath != "" || *badgePath != "":
 			fmt.Fprintln(stderr, "e2e-conform: --html and --badge do not go with --repeat (--json writes the combined report)")
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *writeBaseline != "":
 			fmt.Fprintln(stderr, "e2e-conform: --write-baseline does not go with --repeat (write it from one run)")
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		return repeatRuns(repeatConfig{
 			runs: *repeat, parallel: *repeatParallel, jsonPath: *jsonPath, verbose: *verbose,
@@ -239,13 +240,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case *parallel < 1:
 			fmt.Fprintf(stderr, "e2e-conform: --parallel %d: the number of shards must be at least 1\n", *parallel)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *shard != "":
 			fmt.Fprintln(stderr, "e2e-conform: --parallel does not go with --shard (it shards the run itself)")
-			return conformance.ExitUsage
+			return report.ExitUsage
 		case *tracePath != "":
 			fmt.Fprintln(stderr, "e2e-conform: --trace does not go with --parallel (each shard would write its own part): trace a run without it")
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		return parallelRun(parallelConfig{
 			shards: *parallel, cfg: cfg, verbose: *verbose,
@@ -261,7 +262,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Create(*tracePath)
 		if err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: --trace: %v\n", err)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		traceFile, traceBuf = f, bufio.NewWriterSize(f, 1<<20)
 		cfg.Trace = traceBuf
@@ -278,14 +279,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-		if errors.Is(err, conformance.ErrUsage) {
-			return conformance.ExitUsage
+		if errors.Is(err, report.ErrUsage) {
+			return report.ExitUsage
 		}
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL}); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	return res.ExitCode
 }
@@ -295,12 +296,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 type reportPaths struct{ json, junit, html, badge, baseline, specURL string }
 
 // writeReports writes each report asked for with its own writer.
-func writeReports(res *conformance.Result, p reportPaths) error {
+func writeReports(res *report.Result, p reportPaths) error {
 	for _, out := range []struct {
 		path  string
 		write func(string) error
 	}{{p.json, res.WriteJSON}, {p.junit, res.WriteJUnit}, {p.html, func(path string) error {
-		return res.WriteHTMLWith(path, conformance.HTMLOptions{SpecURL: p.specURL})
+		return res.WriteHTMLWith(path, report.HTMLOptions{SpecURL: p.specURL})
 	}}, {p.badge, res.WriteBadge}, {p.baseline, res.WriteBaseline}} {
 		if out.path == "" {
 			continue
@@ -409,15 +410,15 @@ func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
 	specs, err := conformance.List(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-		if errors.Is(err, conformance.ErrUsage) {
-			return conformance.ExitUsage
+		if errors.Is(err, report.ErrUsage) {
+			return report.ExitUsage
 		}
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	reqs, err := conformance.SelectedRequirements(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	bySpec := map[string][]string{}
 	for _, s := range specs {
@@ -449,7 +450,7 @@ func doList(cfg conformance.Config, asJSON bool, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{"requirements": out, "specs": specs}); err != nil {
-			return conformance.ExitHarness
+			return report.ExitHarness
 		}
 		return 0
 	}

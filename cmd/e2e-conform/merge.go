@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // runMerge is `e2e-conform merge r1.json r2.json … [--json F --junit F
 // --html F --badge F]`: it combines the JSON reports of every shard of one
-// run (--shard i/n) into one verdict (conformance.Merge), prints the
+// run (--shard i/n) into one verdict (report.Merge), prints the
 // summary, writes the reports asked for, and exits with the merged run's
 // exit status; 2 when the reports cannot be read or merged (a missing
 // shard, a shard of another run).
@@ -42,7 +42,7 @@ exit status: the merged run's (0 conformant, 1 non-conformant or a stale baselin
 			if err == flag.ErrHelp {
 				return 0
 			}
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		rest = fs.Args()
 		if len(rest) > 0 {
@@ -53,34 +53,34 @@ exit status: the merged run's (0 conformant, 1 non-conformant or a stale baselin
 	if len(paths) == 0 {
 		fmt.Fprintln(stderr, "e2e-conform merge: want the shards' JSON reports")
 		fs.Usage()
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
-	var reports []*conformance.Result
+	var reports []*report.Result
 	for _, p := range paths {
-		r, err := conformance.ReadResult(p)
+		r, err := report.ReadResult(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 		reports = append(reports, r)
 	}
 	var baseline map[string]string // nil: the shards' own
 	if *expected != "" {
 		var err error
-		if baseline, err = conformance.ReadExpectedFailures(*expected); err != nil {
+		if baseline, err = report.ReadExpectedFailures(*expected); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform merge: --expected-failures: %v\n", err)
-			return conformance.ExitUsage
+			return report.ExitUsage
 		}
 	}
-	res, err := conformance.MergeWithBaseline(reports, baseline)
+	res, err := report.MergeWithBaseline(reports, baseline)
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	res.WriteSummary(stdout)
 	if err := writeReports(res, reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL}); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform merge: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	return res.ExitCode
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
@@ -22,7 +23,7 @@ import (
 
 // --parallel N runs the selection as N shards (--shard i/N) at once, each
 // in a child process of this binary, and merges their reports into one
-// (conformance.Merge, the very merge of `e2e-conform merge`): one verdict,
+// (report.Merge, the very merge of `e2e-conform merge`): one verdict,
 // one set of reports. The shard rule decides which child runs which spec,
 // so the verdict is the unsharded run's (TestShardsMergeAsOneRun).
 //
@@ -70,12 +71,12 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: --parallel: cannot find this binary to run it again: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	dir, err := os.MkdirTemp("", "e2e-conform-parallel-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: --parallel: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	defer os.RemoveAll(dir)
 
@@ -106,7 +107,7 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 		select {
 		case c := <-done:
 			delete(running, c.run)
-			if c.code == conformance.ExitUsage && !usageErr {
+			if c.code == report.ExitUsage && !usageErr {
 				usageErr = true
 				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: a usage error:\n%s", c.run, n, tail(c.log, 20))
 				for _, o := range running {
@@ -117,7 +118,7 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 			if interrupted == nil && n > 1 {
 				r := c.result()
 				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: %s (%d passed, %d failed) in %.1f s\n", c.run, n, r.Verdict,
-					r.Counts[conformance.Passed], r.Counts[conformance.Failed], r.Duration.Seconds())
+					r.Counts[report.Passed], r.Counts[report.Failed], r.Duration.Seconds())
 			}
 		case s := <-sigs:
 			if interrupted == nil {
@@ -136,33 +137,33 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 		}
 	}
 	if usageErr {
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	if interrupted != nil {
 		fmt.Fprintf(stderr, "e2e-conform: interrupted by %v: the shards' results are not merged; the run is incomplete\n", interrupted)
-		return conformance.ExitIncomplete
+		return report.ExitIncomplete
 	}
-	reports := make([]*conformance.Result, n)
+	reports := make([]*report.Result, n)
 	for i, c := range children {
 		r := c.result()
-		if len(r.Requirements) == 0 || r.ExitCode == conformance.ExitHarness {
+		if len(r.Requirements) == 0 || r.ExitCode == report.ExitHarness {
 			fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: %s (%s); its output:\n%s", c.run, n, r.Verdict, r.Reason, tail(c.log, 20))
-			return conformance.ExitHarness
+			return report.ExitHarness
 		}
 		reports[i] = &r
 	}
 	res := reports[0]
 	if n > 1 {
-		if res, err = conformance.Merge(reports); err != nil {
+		if res, err = report.Merge(reports); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: --parallel: %v\n", err)
-			return conformance.ExitHarness
+			return report.ExitHarness
 		}
 	}
 	res.Duration = time.Since(start)
 	res.WriteSummary(stdout)
 	if err := writeReports(res, pc.reports); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	return res.ExitCode
 }

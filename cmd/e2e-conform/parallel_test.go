@@ -14,22 +14,23 @@ import (
 	"testing"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/server"
 )
 
 // cli runs the e2e-conform binary with args and env, and returns its exit
 // code, its JSON report (when args ask for one at report) and its output.
-func cli(t *testing.T, env []string, report string, args ...string) (int, *conformance.Result, string) {
+func cli(t *testing.T, env []string, reportFile string, args ...string) (int, *report.Result, string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), args...)
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	_ = cmd.Run()
-	var res *conformance.Result
-	if report != "" {
-		if data, err := os.ReadFile(report); err == nil {
-			res = new(conformance.Result)
+	var res *report.Result
+	if reportFile != "" {
+		if data, err := os.ReadFile(reportFile); err == nil {
+			res = new(report.Result)
 			if err := json.Unmarshal(data, res); err != nil {
 				t.Fatalf("the report: %v", err)
 			}
@@ -39,8 +40,8 @@ func cli(t *testing.T, env []string, report string, args ...string) (int, *confo
 }
 
 // statuses is each requirement's status in res.
-func statuses(res *conformance.Result) map[string]conformance.Status {
-	m := map[string]conformance.Status{}
+func statuses(res *report.Result) map[string]report.Status {
+	m := map[string]report.Status{}
 	for _, r := range res.Requirements {
 		m[r.ID] = r.Status
 	}
@@ -104,8 +105,8 @@ func TestParallelUsage(t *testing.T) {
 		{[]string{"--parallel", "2", "--repeat", "2"}, "--repeat"},
 	} {
 		code, _, out := cli(t, nil, "", append(tc.args, "--spawn", sab)...)
-		if code != conformance.ExitUsage || !strings.Contains(out, tc.says) {
-			t.Errorf("%q: exit %d, want %d saying %q:\n%s", tc.args, code, conformance.ExitUsage, tc.says, out)
+		if code != report.ExitUsage || !strings.Contains(out, tc.says) {
+			t.Errorf("%q: exit %d, want %d saying %q:\n%s", tc.args, code, report.ExitUsage, tc.says, out)
 		}
 	}
 }
@@ -120,13 +121,13 @@ func TestParallelOverSocketNeedsConnectionsAtOnce(t *testing.T) {
 	if !strings.Contains(out, "running without --parallel") {
 		t.Errorf("no word of the fallback:\n%s", out)
 	}
-	if code != conformance.ExitNonConformant || !strings.Contains(out, "FAILED TRN-003") {
-		t.Errorf("exit %d, want %d with TRN-003 failed, as without --parallel:\n%s", code, conformance.ExitNonConformant, out)
+	if code != report.ExitNonConformant || !strings.Contains(out, "FAILED TRN-003") {
+		t.Errorf("exit %d, want %d with TRN-003 failed, as without --parallel:\n%s", code, report.ExitNonConformant, out)
 	}
 	healthy := listenSaboteur(t)
 	code, _, out = cli(t, nil, "", "--parallel", "2", "--only", "TRN", "--connect", healthy)
-	if code != conformance.ExitConformant || strings.Contains(out, "without --parallel") || !strings.Contains(out, "shard 2/2:") {
-		t.Errorf("a server serving connections at once: exit %d, want %d, in 2 shards:\n%s", code, conformance.ExitConformant, out)
+	if code != report.ExitConformant || strings.Contains(out, "without --parallel") || !strings.Contains(out, "shard 2/2:") {
+		t.Errorf("a server serving connections at once: exit %d, want %d, in 2 shards:\n%s", code, report.ExitConformant, out)
 	}
 }
 

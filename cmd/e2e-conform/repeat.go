@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // killGrace is how long the children of an interrupted --repeat get to
@@ -83,12 +83,12 @@ func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: --repeat: cannot find this binary to run it again: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	dir, err := os.MkdirTemp("", "e2e-conform-repeat-*")
 	if err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: --repeat: %v\n", err)
-		return conformance.ExitHarness
+		return report.ExitHarness
 	}
 	defer os.RemoveAll(dir)
 
@@ -120,7 +120,7 @@ func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
 		select {
 		case c := <-done:
 			delete(running, c.run)
-			if c.code == conformance.ExitUsage {
+			if c.code == report.ExitUsage {
 				usageErr = true
 				fmt.Fprintf(stderr, "e2e-conform: run %d/%d: a usage error:\n%s", c.run, cfg.runs, tail(c.log, 20))
 				for _, o := range running {
@@ -131,7 +131,7 @@ func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
 			if interrupted == nil {
 				finished++
 				r := c.result()
-				line := conformance.RunSummary{Run: c.run, Verdict: r.Verdict, ExitCode: r.ExitCode, Reason: r.Reason, Counts: r.Counts, Duration: r.Duration}.Line(cfg.runs)
+				line := report.RunSummary{Run: c.run, Verdict: r.Verdict, ExitCode: r.ExitCode, Reason: r.Reason, Counts: r.Counts, Duration: r.Duration}.Line(cfg.runs)
 				fmt.Fprintf(stderr, "e2e-conform: %s\n", line)
 			}
 		case s := <-sigs:
@@ -151,13 +151,13 @@ func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
 		}
 	}
 	if usageErr {
-		return conformance.ExitUsage
+		return report.ExitUsage
 	}
 	if interrupted != nil {
 		fmt.Fprintf(stderr, "e2e-conform: interrupted by %v: %d of %d runs finished before it; no comparison\n", interrupted, finished, cfg.runs)
-		return conformance.ExitIncomplete
+		return report.ExitIncomplete
 	}
-	results := make([]conformance.Result, len(children))
+	results := make([]report.Result, len(children))
 	for i, c := range children {
 		results[i] = c.result()
 		res := results[i]
@@ -165,13 +165,13 @@ func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "e2e-conform: run %d/%d left no report (%s); its output:\n%s", c.run, cfg.runs, res.Reason, tail(c.log, 20))
 		}
 	}
-	st := conformance.CompareRuns(results)
+	st := report.CompareRuns(results)
 	st.Duration = time.Since(start)
 	st.WriteSummary(stdout)
 	if cfg.jsonPath != "" {
 		if err := st.WriteJSON(cfg.jsonPath); err != nil {
 			fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
-			return conformance.ExitHarness
+			return report.ExitHarness
 		}
 	}
 	return st.ExitCode
@@ -224,17 +224,17 @@ func (c *child) start(exe string, cfg repeatConfig, stderr io.Writer, done chan<
 
 // result is the child's report, or a harness error saying why there is
 // none.
-func (c *child) result() conformance.Result {
+func (c *child) result() report.Result {
 	if c.err != nil {
-		return conformance.Result{Verdict: "harness error", ExitCode: conformance.ExitHarness, Reason: fmt.Sprintf("run %d: %v", c.run, c.err)}
+		return report.Result{Verdict: "harness error", ExitCode: report.ExitHarness, Reason: fmt.Sprintf("run %d: %v", c.run, c.err)}
 	}
 	data, err := os.ReadFile(c.report)
 	if err != nil {
-		return conformance.Result{Verdict: "harness error", ExitCode: conformance.ExitHarness, Reason: fmt.Sprintf("run %d exited %d without a report", c.run, c.code)}
+		return report.Result{Verdict: "harness error", ExitCode: report.ExitHarness, Reason: fmt.Sprintf("run %d exited %d without a report", c.run, c.code)}
 	}
-	var r conformance.Result
+	var r report.Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return conformance.Result{Verdict: "harness error", ExitCode: conformance.ExitHarness, Reason: fmt.Sprintf("run %d: its report %s: %v", c.run, filepath.Base(c.report), err)}
+		return report.Result{Verdict: "harness error", ExitCode: report.ExitHarness, Reason: fmt.Sprintf("run %d: its report %s: %v", c.run, filepath.Base(c.report), err)}
 	}
 	return r
 }

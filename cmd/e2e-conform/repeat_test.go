@@ -18,7 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/internal/testbin"
 )
 
@@ -66,16 +66,16 @@ func TestChildArgs(t *testing.T) {
 
 // repeat runs e2e-conform --repeat with args and --json, and returns the
 // exit code, the combined report and the output.
-func repeat(t *testing.T, env []string, args ...string) (int, conformance.Stability, string) {
+func repeat(t *testing.T, env []string, args ...string) (int, report.Stability, string) {
 	t.Helper()
-	report := filepath.Join(t.TempDir(), "repeat.json")
-	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), append(args, "--json", report)...)
+	reportFile := filepath.Join(t.TempDir(), "repeat.json")
+	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), append(args, "--json", reportFile)...)
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	_ = cmd.Run()
-	var st conformance.Stability
-	if data, err := os.ReadFile(report); err == nil {
+	var st report.Stability
+	if data, err := os.ReadFile(reportFile); err == nil {
 		if err := json.Unmarshal(data, &st); err != nil {
 			t.Fatalf("the combined report: %v\n%s", err, data)
 		}
@@ -114,17 +114,17 @@ func TestRepeatStableSaboteur(t *testing.T) {
 	code, st, out := repeat(t, env, "--repeat", "3", "--repeat-parallel", "2", "--spawn", sab, "--profile", "core")
 	// Healthy: conformant, or incomplete only because requirements have no
 	// spec yet (as conformance's healthy check), and the same every time.
-	if code != conformance.ExitConformant && code != conformance.ExitIncomplete {
+	if code != report.ExitConformant && code != report.ExitIncomplete {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	if len(st.Runs) != 3 || len(st.Varied) != 0 || st.ExitCode != code {
 		t.Fatalf("%d runs, %d varied, exit %d in the report, %d\n%s", len(st.Runs), len(st.Varied), st.ExitCode, code, out)
 	}
 	for _, r := range st.Runs {
-		if r.ExitCode != code || r.Counts[conformance.Failed] != 0 || r.Counts[conformance.Passed] == 0 {
-			t.Errorf("run %d: exit %d, %d failed, %d passed\n%s", r.Run, r.ExitCode, r.Counts[conformance.Failed], r.Counts[conformance.Passed], out)
+		if r.ExitCode != code || r.Counts[report.Failed] != 0 || r.Counts[report.Passed] == 0 {
+			t.Errorf("run %d: exit %d, %d failed, %d passed\n%s", r.Run, r.ExitCode, r.Counts[report.Failed], r.Counts[report.Passed], out)
 		}
-		if r.ExitCode == conformance.ExitIncomplete && !strings.Contains(r.Reason, "not verified") {
+		if r.ExitCode == report.ExitIncomplete && !strings.Contains(r.Reason, "not verified") {
 			t.Errorf("run %d incomplete: %s", r.Run, r.Reason)
 		}
 	}
@@ -167,7 +167,7 @@ exec "$sab"
 	return strings.Join([]string{script, dir, filepath.Join(bins(t), "saboteur"), fault}, " ")
 }
 
-func varied(st conformance.Stability, id string) *conformance.Variation {
+func varied(st report.Stability, id string) *report.Variation {
 	for i := range st.Varied {
 		if st.Varied[i].ID == id {
 			return &st.Varied[i]
@@ -179,14 +179,14 @@ func varied(st conformance.Stability, id string) *conformance.Variation {
 func TestRepeatReportsAMustThatFlips(t *testing.T) {
 	tmp, env := privateTmp(t)
 	code, st, out := repeat(t, env, "--repeat", "3", "--spawn", flipper(t, "tap-double-counts"), "--profile", "full", "--only", "ACT-001", "--env", "PATH="+os.Getenv("PATH"))
-	if code != conformance.ExitNonConformant || st.ExitCode != code {
-		t.Fatalf("exit %d (report %d), want %d\n%s", code, st.ExitCode, conformance.ExitNonConformant, out)
+	if code != report.ExitNonConformant || st.ExitCode != code {
+		t.Fatalf("exit %d (report %d), want %d\n%s", code, st.ExitCode, report.ExitNonConformant, out)
 	}
 	v := varied(st, "ACT-001")
 	if v == nil || len(st.Varied) != 1 {
 		t.Fatalf("varied %+v, want ACT-001 alone\n%s", st.Varied, out)
 	}
-	want := []conformance.StatusRuns{{Status: conformance.Passed, Count: 2, Runs: []int{1, 3}}, {Status: conformance.Failed, Count: 1, Runs: []int{2}}}
+	want := []report.StatusRuns{{Status: report.Passed, Count: 2, Runs: []int{1, 3}}, {Status: report.Failed, Count: 1, Runs: []int{2}}}
 	if len(v.Statuses) != 2 || v.Statuses[1].Reason == "" || v.Level != "MUST" {
 		t.Fatalf("ACT-001: %+v\n%s", v, out)
 	}
@@ -209,8 +209,8 @@ func TestRepeatShouldThatFlipsIsUnstable(t *testing.T) {
 	// OBS-013 is a SHOULD: its failure only warns, so no run is
 	// non-conformant and the repetition is unstable.
 	code, st, out := repeat(t, nil, "--repeat", "3", "--spawn", flipper(t, "observe-side-effect"), "--profile", "full", "--only", "OBS-013", "--env", "PATH="+os.Getenv("PATH"))
-	if code != conformance.ExitUnstable || st.Verdict != "unstable" {
-		t.Fatalf("exit %d, verdict %q, want %d unstable\n%s", code, st.Verdict, conformance.ExitUnstable, out)
+	if code != report.ExitUnstable || st.Verdict != "unstable" {
+		t.Fatalf("exit %d, verdict %q, want %d unstable\n%s", code, st.Verdict, report.ExitUnstable, out)
 	}
 	if v := varied(st, "OBS-013"); v == nil || v.Level != "SHOULD" || len(v.Statuses) != 2 {
 		t.Fatalf("varied %+v\n%s", st.Varied, out)
@@ -228,8 +228,8 @@ func TestRepeatUsageErrors(t *testing.T) {
 		{"--repeat", "2", "--spawn", sab, "--profile", "x"}, // likewise
 	} {
 		code, _, out := repeat(t, nil, args...)
-		if code != conformance.ExitUsage {
-			t.Errorf("%q: exit %d, want %d\n%s", args, code, conformance.ExitUsage, out)
+		if code != report.ExitUsage {
+			t.Errorf("%q: exit %d, want %d\n%s", args, code, report.ExitUsage, out)
 		}
 	}
 }
@@ -309,8 +309,8 @@ func TestRepeatInterruptedStopsItsChildren(t *testing.T) {
 			case <-time.After(killGrace + 30*time.Second):
 				t.Fatalf("e2e-conform did not exit after %v\n%s", sig, out.String())
 			}
-			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitIncomplete {
-				t.Errorf("exit %d, want %d\n%s", code, conformance.ExitIncomplete, out.String())
+			if code := cmd.ProcessState.ExitCode(); code != report.ExitIncomplete {
+				t.Errorf("exit %d, want %d\n%s", code, report.ExitIncomplete, out.String())
 			}
 			if !strings.Contains(out.String(), "interrupted by") {
 				t.Errorf("the output does not say it was interrupted:\n%s", out.String())

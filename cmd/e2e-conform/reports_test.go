@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // TestHTMLAndBadgeFlags: a real run against the saboteur writes the HTML
@@ -17,18 +17,18 @@ import (
 // its calls.
 func TestHTMLAndBadgeFlags(t *testing.T) {
 	dir := t.TempDir()
-	html, badge, report := filepath.Join(dir, "report.html"), filepath.Join(dir, "badge.svg"), filepath.Join(dir, "report.json")
+	html, badge, reportFile := filepath.Join(dir, "report.html"), filepath.Join(dir, "badge.svg"), filepath.Join(dir, "report.json")
 	cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--spawn", filepath.Join(bins(t), "saboteur"), "--only", "WIRE-002",
-		"--json", report, "--html", html, "--badge", badge, "--spec-url", "https://example.org/spec/engine-protocol.md")
+		"--json", reportFile, "--html", html, "--badge", badge, "--spec-url", "https://example.org/spec/engine-protocol.md")
 	out, _ := cmd.CombinedOutput()
-	if code := cmd.ProcessState.ExitCode(); code != conformance.ExitConformant {
+	if code := cmd.ProcessState.ExitCode(); code != report.ExitConformant {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
 	}
 	if !strings.Contains(string(out), "round trips per method (ms):") {
 		t.Errorf("the summary has no latency table:\n%s", out)
 	}
-	var res conformance.Result
-	data, err := os.ReadFile(report)
+	var res report.Result
+	data, err := os.ReadFile(reportFile)
 	if err == nil {
 		err = json.Unmarshal(data, &res)
 	}
@@ -61,7 +61,7 @@ func TestHTMLAndBadgeRefusedWithRepeat(t *testing.T) {
 	for _, flag := range []string{"--html", "--badge"} {
 		var stdout, stderr bytes.Buffer
 		code := run([]string{"--repeat", "2", "--spawn", "x", flag, filepath.Join(t.TempDir(), "out")}, &stdout, &stderr)
-		if code != conformance.ExitUsage || !strings.Contains(stderr.String(), "do not go with --repeat") {
+		if code != report.ExitUsage || !strings.Contains(stderr.String(), "do not go with --repeat") {
 			t.Errorf("%s with --repeat: exit %d, stderr %q", flag, code, stderr.String())
 		}
 	}

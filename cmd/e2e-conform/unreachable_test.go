@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 // An engine that cannot be started or reached is a harness error (exit
@@ -38,8 +38,8 @@ func TestUnreachableEngineIsAHarnessError(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), c.args...)
 			out, _ := cmd.CombinedOutput()
-			if code := cmd.ProcessState.ExitCode(); code != conformance.ExitHarness {
-				t.Errorf("exit %d, want %d (harness error)\n%s", code, conformance.ExitHarness, out)
+			if code := cmd.ProcessState.ExitCode(); code != report.ExitHarness {
+				t.Errorf("exit %d, want %d (harness error)\n%s", code, report.ExitHarness, out)
 			}
 			if !strings.Contains(string(out), "verdict: harness error (the engine could not be started or reached: ") || !strings.Contains(string(out), c.why) {
 				t.Errorf("the verdict does not name why (%q):\n%s", c.why, out)

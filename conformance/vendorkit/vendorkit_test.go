@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/e2e-conform/toolkit/conformance"
+	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
 func TestVendorKit(t *testing.T) {
@@ -63,7 +64,7 @@ func TestVendorKit(t *testing.T) {
 	// outside WIRE and LIFE ran, LIFE-016 did not, and both areas did.
 	ran := map[string]bool{}
 	for _, s := range results[1].Specs {
-		if s.Status == conformance.NotSelected {
+		if s.Status == report.NotSelected {
 			continue
 		}
 		for _, id := range s.Requirements {
@@ -77,11 +78,11 @@ func TestVendorKit(t *testing.T) {
 		t.Errorf("the TCP configuration did not run its selection: %v", ran)
 	}
 	for _, rr := range results[2].Requirements {
-		if rr.ID == "LIFE-004" && (rr.Status != conformance.ExpectedFailure || rr.Baseline != "a second initialize is accepted (bug 12)") {
+		if rr.ID == "LIFE-004" && (rr.Status != report.ExpectedFailure || rr.Baseline != "a second initialize is accepted (bug 12)") {
 			t.Errorf("the known bug's LIFE-004 is %s (baseline %q), want an expected failure", rr.Status, rr.Baseline)
 		}
 	}
-	if results[0].Counts[conformance.NotSelected] >= results[1].Counts[conformance.NotSelected] {
-		t.Errorf("the stdio configuration (everything) has %d not selected, the selective one %d", results[0].Counts[conformance.NotSelected], results[1].Counts[conformance.NotSelected])
+	if results[0].Counts[report.NotSelected] >= results[1].Counts[report.NotSelected] {
+		t.Errorf("the stdio configuration (everything) has %d not selected, the selective one %d", results[0].Counts[report.NotSelected], results[1].Counts[report.NotSelected])
 	}
 }
