@@ -149,10 +149,14 @@ bench-node: build
 # runs the conformance suite's full profile against the reference web engine,
 # writing out/report.json, out/junit.xml, out/report.html, out/badge.svg, out/trace.jsonl and
 # out/summary.txt.
+# CONFORM_PARALLEL: the shards run at once (e2e-conform --parallel; 1 runs
+# the suite in one process). 3 shards took the full profile against the
+# web engine from 62 s to 36 s on 2 cores (docs/perf.md), same verdicts.
+CONFORM_PARALLEL ?= 3
 conform: browser build
 	@mkdir -p out
 	$(BIN)/engine-smoke --spawn "$(BIN)/e2e-web-engine" > out/smoke.txt
-	$(BIN)/e2e-conform --profile full --spawn "$(BIN)/e2e-web-engine" --json out/report.json --junit out/junit.xml --html out/report.html --badge out/badge.svg --trace out/trace.jsonl | tee out/summary.txt; exit $${PIPESTATUS[0]}
+	$(BIN)/e2e-conform --parallel $(CONFORM_PARALLEL) --profile full --spawn "$(BIN)/e2e-web-engine" --json out/report.json --junit out/junit.xml --html out/report.html --badge out/badge.svg --trace out/trace.jsonl | tee out/summary.txt; exit $${PIPESTATUS[0]}
 
 # dist: the release binaries, static (CGO_ENABLED=0) and stripped of local
 # paths, for every DIST_TARGETS os/arch, named NAME-OS-ARCH, with their

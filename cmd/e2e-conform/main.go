@@ -244,12 +244,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case *shard != "":
 			fmt.Fprintln(stderr, "e2e-conform: --parallel does not go with --shard (it shards the run itself)")
 			return report.ExitUsage
-		case *tracePath != "":
-			fmt.Fprintln(stderr, "e2e-conform: --trace does not go with --parallel (each shard would write its own part): trace a run without it")
-			return report.ExitUsage
 		}
 		return parallelRun(parallelConfig{
-			shards: *parallel, cfg: cfg, verbose: *verbose,
+			shards: *parallel, cfg: cfg, verbose: *verbose, trace: *tracePath,
 			args:    childArgs(fs, args, "parallel", "json", "junit", "html", "badge", "trace", "write-baseline", "spec-url", "progress"),
 			reports: reportPaths{*jsonPath, *junit, *htmlPath, *badgePath, *writeBaseline, *specURL},
 		}, stdout, stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -49,7 +51,8 @@ type parallelConfig struct {
 	cfg     conformance.Config // the engine to probe (Spawn, Connect, Env)
 	args    []string           // each child's flags, without the reports and --parallel
 	reports reportPaths
-	verbose bool // children's stderr goes to ours
+	trace   string // --trace: the shards' traces, each line labelled with its shard ("" none)
+	verbose bool   // children's stderr goes to ours
 }
 
 // parallelRun probes the engine, runs the shards, merges their reports,
@@ -92,7 +95,10 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 		children[i] = c
 		args := slices.Clone(pc.args)
 		if n > 1 {
-			args = append(args, "--shard", fmt.Sprintf("%d/%d", i+1, n))
+			args = append([]string{"--shard", fmt.Sprintf("%d/%d", i+1, n)}, args...)
+		}
+		if pc.trace != "" {
+			args = append([]string{"--trace", c.trace()}, args...)
 		}
 		if c.start(exe, repeatConfig{args: args, verbose: pc.verbose}, stderr, done) {
 			running[c.run] = c
@@ -161,6 +167,12 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 	}
 	res.Duration = time.Since(start)
 	res.WriteSummary(stdout)
+	if pc.trace != "" {
+		if err := mergeTraces(pc.trace, children, n); err != nil {
+			fmt.Fprintf(stderr, "e2e-conform: --trace %s: %v\n", pc.trace, err)
+			return report.ExitHarness
+		}
+	}
 	if err := writeReports(res, pc.reports); err != nil {
 		fmt.Fprintf(stderr, "e2e-conform: %v\n", err)
 		return report.ExitHarness
@@ -258,3 +270,49 @@ func probeTransport(cfg conformance.Config) (transport.Transport, error) {
 
 // clientInfo names this probe to the engine.
 func clientInfo() wire.ClientInfo { return wire.ClientInfo{Name: "e2e-conform --parallel probe"} }
+
+// trace is the path of the child's --trace.
+func (c *child) trace() string { return strings.TrimSuffix(c.report, ".json") + ".trace.jsonl" }
+
+// mergeTraces writes the shards' traces to path one after the other, each
+// line given a "shard" member ("2/3"; none when n is 1): the connection
+// numbers and times of a line are its shard's.
+func mergeTraces(path string, children []*child, n int) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	for _, c := range children {
+		in, err := os.Open(c.trace())
+		if err != nil {
+			out.Close()
+			return fmt.Errorf("shard %d/%d wrote no trace: %w", c.run, n, err)
+		}
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 256<<20)
+		label := fmt.Sprintf(`{"shard":"%d/%d",`, c.run, n)
+		for sc.Scan() {
+			line := sc.Bytes()
+			switch {
+			case n > 1 && len(line) > 1 && line[0] == '{' && line[1] != '}':
+				w.WriteString(label)
+				w.Write(line[1:])
+			default:
+				w.Write(line)
+			}
+			w.WriteByte('\n')
+		}
+		err = sc.Err()
+		in.Close()
+		if err != nil {
+			out.Close()
+			return fmt.Errorf("shard %d/%d's trace: %w", c.run, n, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -63,8 +64,8 @@ func TestParallelIsOneRun(t *testing.T) {
 			one := filepath.Join(dir, "one.json")
 			code1, res1, out1 := cli(t, nil, one, append(sel, "--json", one)...)
 			tmp, env := privateTmp(t)
-			par, junit := filepath.Join(dir, "par.json"), filepath.Join(dir, "par.xml")
-			code3, res3, out3 := cli(t, env, par, append(sel, "--parallel", "3", "--json", par, "--junit", junit)...)
+			par, junit, trace := filepath.Join(dir, "par.json"), filepath.Join(dir, "par.xml"), filepath.Join(dir, "trace.jsonl")
+			code3, res3, out3 := cli(t, env, par, append(sel, "--parallel", "3", "--json", par, "--junit", junit, "--trace", trace)...)
 			if res1 == nil || res3 == nil {
 				t.Fatalf("a report is missing:\n%s\n---\n%s", out1, out3)
 			}
@@ -83,6 +84,7 @@ func TestParallelIsOneRun(t *testing.T) {
 			if _, err := os.Stat(junit); err != nil {
 				t.Errorf("--junit with --parallel: %v", err)
 			}
+			checkShardTrace(t, trace, 3)
 			if !strings.Contains(out3, "shard 3/3:") {
 				t.Errorf("no line for shard 3/3:\n%s", out3)
 			}
@@ -101,7 +103,6 @@ func TestParallelUsage(t *testing.T) {
 	}{
 		{[]string{"--parallel", "0"}, "at least 1"},
 		{[]string{"--parallel", "2", "--shard", "1/2"}, "--shard"},
-		{[]string{"--parallel", "2", "--trace", "t.jsonl"}, "--trace"},
 		{[]string{"--parallel", "2", "--repeat", "2"}, "--repeat"},
 	} {
 		code, _, out := cli(t, nil, "", append(tc.args, "--spawn", sab)...)
@@ -182,4 +183,33 @@ func listenSaboteur(t *testing.T, args ...string) string {
 	go io.Copy(io.Discard, stderr)
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return addr
+}
+
+// checkShardTrace checks that the trace at path is JSON Lines holding
+// frames of each of n shards, each line labelled with its shard.
+func checkShardTrace(t *testing.T, path string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("--trace with --parallel: %v", err)
+	}
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l struct {
+			Shard string `json:"shard"`
+			Dir   string `json:"dir"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("a trace line is not JSON: %v: %.200s", err, line)
+		}
+		seen[l.Shard]++
+	}
+	for i := 1; i <= n; i++ {
+		if seen[fmt.Sprintf("%d/%d", i, n)] == 0 {
+			t.Errorf("the trace has no line of shard %d/%d: %v", i, n, seen)
+		}
+	}
+	if seen[""] > 0 {
+		t.Errorf("%d trace lines name no shard", seen[""])
+	}
 }
