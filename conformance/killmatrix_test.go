@@ -31,6 +31,7 @@ var (
 // with the fault's requirements among the failures. Every spec that passes
 // on the healthy saboteur must be killed by at least one fault.
 func TestKillMatrix(t *testing.T) {
+	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (make unit: -parallel)
 	dir := bins(t)
 	sab := filepath.Join(dir, "saboteur") // built by bins
 	code, healthy, out := healthyFull(t)
