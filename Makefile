@@ -75,7 +75,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 unit: browser python xmllint
-	$(GO) test -race -count=1 -parallel 4 -timeout 20m $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 fuzz-smoke:
 	@set -e; for t in $(FUZZ_TARGETS); do \

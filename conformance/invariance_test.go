@@ -282,7 +282,7 @@ func TestSelectionInvariance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite against the saboteur")
 	}
-	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (make unit: -parallel)
+	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (two at a time: go test -parallel defaults to GOMAXPROCS, and ginkgo refuses an explicit -parallel)
 	names := invarianceSample
 	if *invarianceArg != "" {
 		names = strings.Split(*invarianceArg, ",")

@@ -31,7 +31,7 @@ var (
 // with the fault's requirements among the failures. Every spec that passes
 // on the healthy saboteur must be killed by at least one fault.
 func TestKillMatrix(t *testing.T) {
-	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (make unit: -parallel)
+	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (two at a time: go test -parallel defaults to GOMAXPROCS, and ginkgo refuses an explicit -parallel)
 	dir := bins(t)
 	sab := filepath.Join(dir, "saboteur") // built by bins
 	code, healthy, out := healthyFull(t)

@@ -79,7 +79,7 @@ func kioskListen(t *testing.T, py, engine string) (string, func()) {
 // core and never non-conformant in full (exit 0 or 3), over spawn and over
 // TCP; no requirement is failed but a listed known defect of the kiosk.
 func TestIndependentKioskEngine(t *testing.T) {
-	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (make unit: -parallel)
+	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (two at a time: go test -parallel defaults to GOMAXPROCS, and ginkgo refuses an explicit -parallel)
 	py := python3(t)
 	engine, err := filepath.Abs(kioskEngine)
 	if err != nil {

@@ -53,7 +53,7 @@ func TestShardsMergeAsOneRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite ten times")
 	}
-	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (make unit: -parallel)
+	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (two at a time: go test -parallel defaults to GOMAXPROCS, and ginkgo refuses an explicit -parallel)
 	for _, c := range shardedRuns {
 		t.Run(c.name, func(t *testing.T) { testShardedRun(t, c) })
 	}

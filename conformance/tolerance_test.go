@@ -193,7 +193,7 @@ var allowedBehaviours = map[string]allowedBehaviour{
 // quirks.go) no requirement fails, and the requirements the quirk names get
 // the status the spec says.
 func TestAllowedBehaviours(t *testing.T) {
-	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (make unit: -parallel)
+	t.Parallel() // a suite-driving test: it mostly waits on engines, so the heavy ones overlap (two at a time: go test -parallel defaults to GOMAXPROCS, and ginkgo refuses an explicit -parallel)
 	dir := bins(t)
 	sab := filepath.Join(dir, "saboteur") // built by bins
 	quirks := saboteur.Quirks()
