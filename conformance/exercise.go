@@ -45,6 +45,10 @@ type workloadStep struct {
 	params func(w *workload, id string) string
 }
 
+// counterSceneStep is the method of the step that runs the counter scene
+// (exercise_fixture.go), several requests, instead of one request.
+const counterSceneStep = "\x00counter scene"
+
 // workload is the state of one run of the workload.
 type workload struct {
 	e       *runEnv
@@ -59,6 +63,9 @@ type workload struct {
 	// disabled is the ref (JSON) of a disabled node the first observation
 	// showed, "" when none.
 	disabled string
+	// scene says what the counter scene did (exercise_fixture.go), "" when
+	// it did not run (the core profile).
+	scene string
 }
 
 // skipStep is what a step's params say when the step does not apply after
@@ -191,6 +198,16 @@ func exerciseSteps(closedURL string) []workloadStep {
 		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
 			return `{"operation":` + w.op(id, false, "") + `}`
 		}},
+		// A startAttempt whose valid params are wrapped in a one-element
+		// array, after lifecycle/init: "Params that break the method's
+		// schema are answered with -32602 and have no effect" (§4.0,
+		// WIRE-010), so no attempt opens and no attempt/* message names it.
+		// An engine that serves it as if by name opens an attempt the suite
+		// never started, and its attempt/* messages for it are S2C-001's
+		// violations (the attempt window opens only on object params).
+		{wire.MethodStartAttempt, lists(wire.MethodStartAttempt), func(w *workload, id string) string {
+			return fmt.Sprintf(`[{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":false}]`, w.e.nextID("e2e-conform-wrapped-"+exerciseTag), w.dir, id)
+		}},
 		{wire.MethodStartAttempt, lists(wire.MethodStartAttempt), func(w *workload, id string) string {
 			return fmt.Sprintf(`{"attemptId":%q,"artifactsDir":%q,"signal":{"id":%s},"screens":true}`, w.attempt, w.dir, id)
 		}},
@@ -200,6 +217,11 @@ func exerciseSteps(closedURL string) []workloadStep {
 		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
 			return `{"operation":` + w.op(id, false, "") + `,"options":{"pixels":true}}`
 		}},
+		// In the full profile, the counter screen inside the attempt: its
+		// console button tapped (the app's console forwarded as
+		// attempt/appLog, on this raw connection where framing is judged)
+		// and its disabled button tapped (NOT_ACTIONABLE).
+		{counterSceneStep, always, nil},
 		// Invalid params: array params for a listed method (-32602).
 		{wire.MethodObserve, lists(wire.MethodObserve), func(*workload, string) string { return `[]` }},
 		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
@@ -378,6 +400,13 @@ func (e *runEnv) runWorkload(ctx context.Context) string {
 	_ = r.Notify(wire.MethodInitialized, "{}")
 	closed := strings.TrimSuffix(closedLoopbackURL(), "/") + "/e2e-conform-closed-" + exerciseTag
 	for _, st := range exerciseSteps(closed) {
+		if st.method == counterSceneStep {
+			w.counterScene(ctx)
+			if w.closed {
+				break
+			}
+			continue
+		}
 		if !st.when(e.Manifest) {
 			continue
 		}
@@ -401,5 +430,9 @@ func (e *runEnv) runWorkload(ctx context.Context) string {
 	if !w.closed {
 		_ = r.Notify(wire.MethodExit, "")
 	}
-	return fmt.Sprintf("the run-wide workload wrote %d requests, %d answered", w.sent, w.answered)
+	s := fmt.Sprintf("the run-wide workload wrote %d requests, %d answered", w.sent, w.answered)
+	if w.scene != "" {
+		s += "; " + w.scene
+	}
+	return s
 }
