@@ -222,8 +222,16 @@ func exerciseSteps(closedURL string) []workloadStep {
 		// attempt/appLog, on this raw connection where framing is judged)
 		// and its disabled button tapped (NOT_ACTIONABLE).
 		{counterSceneStep, always, nil},
-		// Invalid params: array params for a listed method (-32602).
+		// Invalid params: array params, string params and a null member
+		// for a listed method: "Params that break the method's schema are
+		// answered with -32602 and have no effect" (§4.0); an engine that
+		// serves them anyway answers a result the run-wide checks judge
+		// (WIRE-012, WIRE-013), as the WIRE-010 spec's traffic shows it.
 		{wire.MethodObserve, lists(wire.MethodObserve), func(*workload, string) string { return `[]` }},
+		{wire.MethodObserve, lists(wire.MethodObserve), func(*workload, string) string { return `"e2e-conform ` + exerciseTag + `"` }},
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `,"options":null}`
+		}},
 		{wire.MethodLocate, lists(wire.MethodLocate), func(w *workload, id string) string {
 			return w.locateName(id, wire.StringPattern("e2e-conform "+exerciseTag, true))
 		}},
@@ -315,6 +323,12 @@ func exerciseSteps(closedURL string) []workloadStep {
 			return `{"signal":{"id":` + id + `},"timeoutMs":5000}`
 		}},
 		{wire.MethodShutdown, always, func(*workload, string) string { return "" }},
+		// A request after shutdown: "every request after it … gets
+		// -32600" (§2.7, LIFE-006); an engine that serves it answers a
+		// result the run-wide checks judge, as LIFE-006's traffic shows it.
+		{wire.MethodObserve, lists(wire.MethodObserve), func(w *workload, id string) string {
+			return `{"operation":` + w.op(id, false, "") + `}`
+		}},
 	}
 }
 
