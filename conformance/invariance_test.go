@@ -29,7 +29,7 @@ var (
 	killOnly       = flag.Bool("kill-only", false, "with TestKillMatrix: also check selection invariance (--only) of every fault run (implied by -update-kill-matrix)")
 	killNoOnly     = flag.Bool("kill-no-only", false, "with -update-kill-matrix: skip the --only pass (its column then reads \"not run\"), for a quick rewrite of the matrix")
 	invarianceArg  = flag.String("invariance-faults", "", "TestSelectionInvariance: comma-separated fault names to check instead of the sample")
-	invarianceRuns = flag.Int("invariance-parallel", 3, "suite runs at a time in the kill matrix and its --only invariance check (make kill-matrix sets KILL_PARALLEL; the runs mostly wait, so more than the cores pays)")
+	invarianceRuns = flag.Int("invariance-parallel", 4, "suite runs at a time in the kill matrix and its --only invariance check (make kill-matrix sets KILL_PARALLEL; the runs mostly wait, so more than the cores pays)")
 )
 
 // invarianceSample is TestSelectionInvariance's faults, each once a

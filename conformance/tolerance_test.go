@@ -202,7 +202,7 @@ func TestAllowedBehaviours(t *testing.T) {
 			t.Errorf("quirk %s has no run in allowedBehaviours", q.Name)
 		}
 	}
-	sem := make(chan struct{}, 2) // at most two suite runs at a time
+	sem := make(chan struct{}, 3) // at most three suite runs at a time (they mostly wait on the engine)
 	var wg sync.WaitGroup
 	for _, q := range quirks {
 		run, ok := allowedBehaviours[q.Name]
