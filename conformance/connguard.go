@@ -359,35 +359,16 @@ func validEnvelope(content []byte) bool {
 	return json.Unmarshal(m.ID, &n) == nil || json.Unmarshal(m.ID, &str) == nil
 }
 
-// refused records a server that answered a valid initialize on a new
-// connection with an error while other connections of the suite were
-// open: a refusal of the connection, TRN-003's violation, and, for the
-// spec that needed the connection, the cut that leaves it not verified;
-// from then on no connection is opened beside as many as were open.
+// refused records a server that answered -32600 to the first request of
+// a connection opened beside others of the suite's, or right after one
+// ended (recentEnd): for the spec that needed the connection, the cut that
+// leaves it not verified when it failed. It is no run-wide evidence:
+// TRN-003's own spec and the unserved bound (expire) judge the server.
 func (c *guardedConn) refused() {
 	g := c.g
 	g.mu.Lock()
-	still := 0
-	for _, o := range c.others {
-		if g.live[o] {
-			still++
-		}
-	}
-	msg := fmt.Sprintf("the server answered initialize on a new connection with an error while %d other connection(s) of the suite were open (§9.2: \"A socket server MUST serve several connections, concurrently\"; TRN-003: \"The server serves two simultaneous connections, each with its own initialize\")", still)
-	if still == 0 {
-		// The others closed between the initialize and its answer, or
-		// one ended just before it (recentEnd): the server may have
-		// refused while it still saw one of them. The spec needed a
-		// connection besides them all the same (its verdict is not this
-		// refusal's), but the refusal is no evidence against the server.
-		msg = fmt.Sprintf("the server answered initialize on a new connection with an error while %d other connection(s) of the suite were open, or one had ended %s before at most", len(c.others), recentEnd)
-	}
+	defer g.mu.Unlock()
 	if g.cut == "" {
-		g.cut = "this spec needs a connection besides those open, and " + msg
+		g.cut = fmt.Sprintf("this spec needs a connection besides those open, and the server answered its first request with -32600 while %d other connection(s) of the suite were open, or one had ended %s before at most", len(c.others), recentEnd)
 	}
-	// A refusal leaves the spec that needed the connection not verified
-	// when it failed; it is no run-wide evidence against the server:
-	// TRN-003's own spec judges serving a second connection, and the
-	// unserved bound (expire) judges a connection left unanswered.
-	g.mu.Unlock()
 }
