@@ -168,7 +168,7 @@ func (r runner) checkFault(f saboteur.Fault) onlyVerdict {
 					}
 					continue
 				}
-				v.escapes = append(v.escapes, fmt.Sprintf("%s: the full run fails it, --only %s reports it %s", id, sel, orNone(string(st))))
+				v.escapes = append(v.escapes, fmt.Sprintf("%s: the full run fails it, --only %s reports it %s%s", id, sel, orNone(string(st)), reasonOf(res, id)))
 			}
 		}()
 	}
@@ -200,6 +200,20 @@ func (r runner) checkHealthy(ids []string) []string {
 	wg.Wait()
 	sort.Strings(out)
 	return out
+}
+
+// reasonOf is ": " and the reason res gives for requirement id, cut to
+// 300 bytes, "" when it gives none.
+func reasonOf(res report.Result, id string) string {
+	for _, r := range res.Requirements {
+		if r.ID == id && r.Reason != "" {
+			if len(r.Reason) > 300 {
+				return ": " + r.Reason[:300] + "…"
+			}
+			return ": " + r.Reason
+		}
+	}
+	return ""
 }
 
 // orNone is s, or "(no row)" when it is empty.

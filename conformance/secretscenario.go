@@ -220,6 +220,24 @@ func attemptScenario(ctx context.Context, e *runEnv, screens bool) *pipelinedCon
 	return ss
 }
 
+// provokeSecretRequest runs the suite's secret scenario once on a fresh raw
+// connection, so that an engine that asks for secrets asks (the run-wide
+// checks record what it sent), answers the request it held and waits for
+// the request then pending, without judging either: S2C-005..008 judge
+// their own runs of the scenario.
+func provokeSecretRequest(ctx context.Context, e *runEnv) {
+	ss := e.openPipelined(ctx)
+	req, trigger := ss.secretScenario(ctx, e, true)
+	if req == nil {
+		return
+	}
+	ss.hold = false
+	ss.respondSecret(req)
+	if trigger != "" {
+		_, _ = ss.await(ctx, trigger, triggerWait)
+	}
+}
+
 // provokeSecret runs the suite's secret scenario on ss and holds the first
 // attempt/resolveSecret the server sends: lifecycle/init,
 // lifecycle/startAttempt, session/open of the form screen (secretPath),
