@@ -7,13 +7,10 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/e2e-conform/toolkit/conformance"
@@ -83,65 +80,27 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(dir)
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-
-	done := make(chan *child)
-	running := map[int]*child{}
-	children := make([]*child, n)
-	for i := range n {
-		c := &child{run: i + 1, report: filepath.Join(dir, fmt.Sprintf("shard-%d.json", i+1)), log: filepath.Join(dir, fmt.Sprintf("shard-%d.log", i+1))}
-		children[i] = c
-		args := slices.Clone(pc.args)
-		if n > 1 {
-			args = append([]string{"--shard", fmt.Sprintf("%d/%d", i+1, n)}, args...)
-		}
-		if pc.trace != "" {
-			args = append([]string{"--trace", c.trace()}, args...)
-		}
-		if c.start(exe, repeatConfig{args: args, verbose: pc.verbose}, stderr, done) {
-			running[c.run] = c
-		} else {
-			fmt.Fprintf(stderr, "e2e-conform: shard %d/%d could not start: %v\n", c.run, n, c.err)
-		}
-	}
-	var interrupted os.Signal
-	var kill <-chan time.Time
-	usageErr := false
-	for len(running) > 0 {
-		select {
-		case c := <-done:
-			delete(running, c.run)
-			if c.code == report.ExitUsage && !usageErr {
-				usageErr = true
-				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: a usage error:\n%s", c.run, n, tail(c.log, 20))
-				for _, o := range running {
-					_ = o.proc.Signal(syscall.SIGTERM)
-				}
-				continue
+	runs := childRuns{exe: exe, dir: dir, kind: "shard", total: n, limit: n, verbose: pc.verbose,
+		args: func(c *child) []string {
+			args := slices.Clone(pc.args)
+			if n > 1 {
+				args = append([]string{"--shard", fmt.Sprintf("%d/%d", c.run, n)}, args...)
 			}
-			if interrupted == nil && n > 1 {
+			if pc.trace != "" {
+				args = append([]string{"--trace", c.trace()}, args...)
+			}
+			return args
+		},
+		finished: func(c *child) {
+			if n > 1 {
 				r := c.result()
 				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d: %s (%d passed, %d failed) in %.1f s\n", c.run, n, r.Verdict,
 					r.Counts[report.Passed], r.Counts[report.Failed], r.Duration.Seconds())
 			}
-		case s := <-sigs:
-			if interrupted == nil {
-				interrupted = s
-				fmt.Fprintf(stderr, "e2e-conform: %v: stopping %d shard(s)\n", s, len(running))
-				kill = time.After(killGrace)
-			}
-			for _, c := range running {
-				_ = c.proc.Signal(s)
-			}
-		case <-kill:
-			for _, c := range running {
-				fmt.Fprintf(stderr, "e2e-conform: shard %d/%d outlasted the signal by %s: killing it\n", c.run, n, killGrace)
-				_ = c.proc.Kill()
-			}
-		}
+		},
 	}
+	out := runs.run(stderr)
+	children, interrupted, usageErr := out.children, out.interrupted, out.usageErr
 	if usageErr {
 		return report.ExitUsage
 	}

@@ -9,12 +9,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/e2e-conform/toolkit/conformance/report"
@@ -92,64 +90,16 @@ func repeatRuns(cfg repeatConfig, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(dir)
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-
-	children := make([]*child, cfg.runs)
-	running := map[int]*child{}
-	done := make(chan *child)
-	next, finished := 0, 0
-	var interrupted os.Signal
-	var kill <-chan time.Time
-	usageErr := false
-	for {
-		for interrupted == nil && !usageErr && len(running) < cfg.parallel && next < cfg.runs {
-			c := &child{run: next + 1, report: filepath.Join(dir, fmt.Sprintf("run-%03d.json", next+1)), log: filepath.Join(dir, fmt.Sprintf("run-%03d.log", next+1))}
-			children[next] = c
-			next++
-			if c.start(exe, cfg, stderr, done) {
-				running[c.run] = c
-			} else {
-				fmt.Fprintf(stderr, "e2e-conform: run %d/%d could not start: %v\n", c.run, cfg.runs, c.err)
-			}
-		}
-		if len(running) == 0 {
-			break
-		}
-		select {
-		case c := <-done:
-			delete(running, c.run)
-			if c.code == report.ExitUsage {
-				usageErr = true
-				fmt.Fprintf(stderr, "e2e-conform: run %d/%d: a usage error:\n%s", c.run, cfg.runs, tail(c.log, 20))
-				for _, o := range running {
-					_ = o.proc.Signal(syscall.SIGTERM)
-				}
-				continue
-			}
-			if interrupted == nil {
-				finished++
-				r := c.result()
-				line := report.RunSummary{Run: c.run, Verdict: r.Verdict, ExitCode: r.ExitCode, Reason: r.Reason, Counts: r.Counts, Duration: r.Duration}.Line(cfg.runs)
-				fmt.Fprintf(stderr, "e2e-conform: %s\n", line)
-			}
-		case s := <-sigs:
-			if interrupted == nil {
-				interrupted = s
-				fmt.Fprintf(stderr, "e2e-conform: %v: stopping %d run(s) in progress, starting no more\n", s, len(running))
-				kill = time.After(killGrace)
-			}
-			for _, c := range running {
-				_ = c.proc.Signal(s)
-			}
-		case <-kill:
-			for _, c := range running {
-				fmt.Fprintf(stderr, "e2e-conform: run %d/%d outlasted the signal by %s: killing it\n", c.run, cfg.runs, killGrace)
-				_ = c.proc.Kill()
-			}
-		}
+	runs := childRuns{exe: exe, dir: dir, kind: "run", total: cfg.runs, limit: cfg.parallel, verbose: cfg.verbose,
+		args: func(*child) []string { return cfg.args },
+		finished: func(c *child) {
+			r := c.result()
+			line := report.RunSummary{Run: c.run, Verdict: r.Verdict, ExitCode: r.ExitCode, Reason: r.Reason, Counts: r.Counts, Duration: r.Duration}.Line(cfg.runs)
+			fmt.Fprintf(stderr, "e2e-conform: %s\n", line)
+		},
 	}
+	out := runs.run(stderr)
+	children, interrupted, usageErr, finished := out.children, out.interrupted, out.usageErr, out.finished
 	if usageErr {
 		return report.ExitUsage
 	}

@@ -268,6 +268,9 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return true
 }
 
+// TestRepeatInterruptedStopsItsChildren: SIGTERM or SIGINT stops every
+// child of --repeat and of --parallel (they share childRuns), and their
+// engines, leaving no temporary entry; the run is incomplete.
 func TestRepeatInterruptedStopsItsChildren(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("needs /proc")
@@ -276,50 +279,61 @@ func TestRepeatInterruptedStopsItsChildren(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sleep: %v", err)
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
-			var b [8]byte
-			rand.Read(b[:])
-			marker := "E2E_REPEAT_MARKER=" + hex.EncodeToString(b[:])
-			tmp, env := privateTmp(t)
-			// sleep never answers initialize: every run hangs in its
-			// first spec. The marker reaches the children (inherited) and
-			// the engines (--env).
-			cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), "--repeat", "4", "--repeat-parallel", "2",
-				"--spawn", sleep+" 600", "--env", marker, "--timeout", "60s", "--json", filepath.Join(t.TempDir(), "r.json"))
-			cmd.Env = append(append(os.Environ(), env...), marker)
-			out, exited := startCmd(t, cmd)
-			engines := func() int {
-				n := 0
-				for _, p := range marked(marker) {
-					if strings.HasSuffix(p, " sleep") {
-						n++
+	modes := []struct {
+		name string
+		args []string
+	}{
+		{"repeat", []string{"--repeat", "4", "--repeat-parallel", "2"}},
+		// The shards start once the manifest probe gave up on sleep
+		// (probeBound).
+		{"parallel", []string{"--parallel", "2"}},
+	}
+	for _, mode := range modes {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			t.Run(mode.name+"/"+sig.String(), func(t *testing.T) {
+				var b [8]byte
+				rand.Read(b[:])
+				marker := "E2E_REPEAT_MARKER=" + hex.EncodeToString(b[:])
+				tmp, env := privateTmp(t)
+				// sleep never answers initialize: every run hangs in its
+				// first spec. The marker reaches the children (inherited) and
+				// the engines (--env).
+				cmd := exec.Command(filepath.Join(bins(t), "e2e-conform"), append(mode.args,
+					"--spawn", sleep+" 600", "--env", marker, "--timeout", "60s", "--json", filepath.Join(t.TempDir(), "r.json"))...)
+				cmd.Env = append(append(os.Environ(), env...), marker)
+				out, exited := startCmd(t, cmd)
+				engines := func() int {
+					n := 0
+					for _, p := range marked(marker) {
+						if strings.HasSuffix(p, " sleep") {
+							n++
+						}
 					}
+					return n
 				}
-				return n
-			}
-			if !waitFor(30*time.Second, func() bool { return engines() >= 2 }) {
-				t.Fatalf("the two runs did not start their engines: %v\n%s", marked(marker), out.String())
-			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-exited:
-			case <-time.After(killGrace + 30*time.Second):
-				t.Fatalf("e2e-conform did not exit after %v\n%s", sig, out.String())
-			}
-			if code := cmd.ProcessState.ExitCode(); code != report.ExitIncomplete {
-				t.Errorf("exit %d, want %d\n%s", code, report.ExitIncomplete, out.String())
-			}
-			if !strings.Contains(out.String(), "interrupted by") {
-				t.Errorf("the output does not say it was interrupted:\n%s", out.String())
-			}
-			if !waitFor(10*time.Second, func() bool { return len(marked(marker)) == 0 }) {
-				t.Errorf("left running after %v: %v", sig, marked(marker))
-			}
-			emptyDir(t, tmp)
-		})
+				if !waitFor(30*time.Second, func() bool { return engines() >= 2 }) {
+					t.Fatalf("the two runs did not start their engines: %v\n%s", marked(marker), out.String())
+				}
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-exited:
+				case <-time.After(killGrace + 30*time.Second):
+					t.Fatalf("e2e-conform did not exit after %v\n%s", sig, out.String())
+				}
+				if code := cmd.ProcessState.ExitCode(); code != report.ExitIncomplete {
+					t.Errorf("exit %d, want %d\n%s", code, report.ExitIncomplete, out.String())
+				}
+				if !strings.Contains(out.String(), "interrupted by") {
+					t.Errorf("the output does not say it was interrupted:\n%s", out.String())
+				}
+				if !waitFor(10*time.Second, func() bool { return len(marked(marker)) == 0 }) {
+					t.Errorf("left running after %v: %v", sig, marked(marker))
+				}
+				emptyDir(t, tmp)
+			})
+		}
 	}
 }
 
