@@ -202,17 +202,16 @@ type guardedConn struct {
 	g *connGuard
 
 	// Guarded by g.mu.
-	done    bool   // closed by the suite or ended by the server
-	served  bool   // the server wrote something
-	settled bool   // no (more) initialize to watch for
-	written []byte // what the suite wrote while nothing was read, until an initialize request was found
-	read    []byte // what the server wrote, until its first frame (watched connections only)
-	valid   bool   // the watched initialize is one a server serving the connection answers with a result
-	recent  bool   // none other was open at the initialize, but one had ended within recentEnd
-	early   bool   // the first request was a well-formed one other than a valid initialize
-	timer   *time.Timer
-	others  []*guardedConn // open when the initialize request was written
-	stack   string
+	done       bool   // closed by the suite or ended by the server
+	served     bool   // the server wrote something
+	settled    bool   // no (more) initialize to watch for
+	written    []byte // what the suite wrote while nothing was read, until an initialize request was found
+	read       []byte // what the server wrote, until its first frame (watched connections only)
+	recent     bool   // none other was open at the initialize, but one had ended within recentEnd
+	wellFormed bool   // the first request is well-formed (validEnvelope): -32600 never answers it
+	timer      *time.Timer
+	others     []*guardedConn // open when the initialize request was written
+	stack      string
 
 	// exitWritten: the suite wrote what looks like an exit notification
 	// (a close with shutdown, or a spec's own exit): the server ending
@@ -233,7 +232,7 @@ func (c *guardedConn) Read(p []byte) (int, error) {
 		if c.timer != nil {
 			c.timer.Stop()
 		}
-		refused, decided := false, !(len(c.others) > 0 || c.recent) || !(c.valid || c.early)
+		refused, decided := false, !(len(c.others) > 0 || c.recent) || !c.wellFormed
 		if !decided {
 			refused, decided = c.firstFrameRefuses(p[:n])
 		}
@@ -300,12 +299,13 @@ func (c *guardedConn) wrote(p []byte) {
 			continue
 		}
 		c.written, c.settled = nil, true
-		c.valid = m.Method == wire.MethodInitialize && validInitialize(f.Content)
-		// Any other well-formed first request (an initialize LIFE-002
-		// makes invalid, a request before initialize as LIFE-003's): a
-		// server that refuses the connection answers it -32600, which no
-		// rule asks of a first request.
-		c.early = !c.valid && validEnvelope(f.Content)
+		// Whatever the request (an initialize, one LIFE-002 makes
+		// invalid, a request before initialize as LIFE-003's), -32600
+		// answers no well-formed first request of a connection (§1.3;
+		// the order of checks gives it only to a second initialize and
+		// after shutdown): a server answering it so refuses the
+		// connection.
+		c.wellFormed = validEnvelope(f.Content)
 		for o := range g.live {
 			if o != c {
 				c.others = append(c.others, o)
@@ -351,26 +351,9 @@ func (c *guardedConn) expire() {
 	_ = c.Close(0) // the spec waiting for the answer ends now
 }
 
-// validInitialize reports whether an initialize request is one a server
-// that serves the connection answers with a result (§2.1): protocolVersion
-// 1 and a known role. An error answering another (LIFE-002's) is no
-// refusal of the connection.
-func validInitialize(content []byte) bool {
-	var m struct {
-		Params struct {
-			ProtocolVersion json.RawMessage `json:"protocolVersion"`
-			Role            *string         `json:"role"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(content, &m) != nil || string(m.Params.ProtocolVersion) != "1" {
-		return false
-	}
-	return m.Params.Role == nil || *m.Params.Role == wire.RoleWorker || *m.Params.Role == wire.RoleRun
-}
-
 // firstFrameRefuses adds p to what the server wrote on a watched
 // connection and, once that holds the first frame, says whether it is an
-// error answering the connection's valid initialize (decided false while
+// -32600 error answering the connection's well-formed first request (decided false while
 // the frame is incomplete). Called with g.mu held.
 func (c *guardedConn) firstFrameRefuses(p []byte) (refused, decided bool) {
 	c.read = append(c.read, p...)

@@ -1,13 +1,9 @@
 package conformance_test
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,6 +14,7 @@ import (
 
 	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/fixtures/saboteur"
+	"github.com/e2e-conform/toolkit/internal/testbin"
 )
 
 var (
@@ -192,32 +189,12 @@ type listening struct {
 	close func()
 }
 
+// listen starts the saboteur sab on a TCP port with args (testbin.Listen);
+// the caller closes it.
 func listen(t *testing.T, sab string, args ...string) listening {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(sab, append([]string{"--listen", addr}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait for the saboteur to say it listens, without connecting: a
-	// probe connection would count as the first one (one-shot-listener).
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "listening on") {
-			break
-		}
-	}
-	go io.Copy(io.Discard, stderr)
-	return listening{addr: addr, close: func() { cmd.Process.Kill(); cmd.Wait() }}
+	l := testbin.Listen(t, sab, args...)
+	return listening{addr: l.Addr, close: l.Close}
 }
 
 // killKind says whether a fault that failed a spec was meant to.

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/e2e-conform/toolkit/conformance"
 	"github.com/e2e-conform/toolkit/conformance/report"
+	"github.com/e2e-conform/toolkit/internal/testbin"
 	"github.com/e2e-conform/toolkit/protocol/server"
 )
 
@@ -157,32 +156,12 @@ func TestParallelCappedByWorkers(t *testing.T) {
 }
 
 // listenSaboteur starts the saboteur on a TCP port with args and returns
-// its address; it is killed when the test ends.
+// its address; the test's cleanup stops it.
 func listenSaboteur(t *testing.T, args ...string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(filepath.Join(bins(t), "saboteur"), append([]string{"--listen", addr}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "listening on") {
-			break
-		}
-	}
-	go io.Copy(io.Discard, stderr)
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return addr
+	l := testbin.Listen(t, filepath.Join(bins(t), "saboteur"), args...)
+	t.Cleanup(l.Close)
+	return l.Addr
 }
 
 // checkShardTrace checks that the trace at path is JSON Lines holding

@@ -10,10 +10,14 @@
 package testbin
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -64,4 +68,56 @@ func (s *Set) Remove() {
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
+}
+
+// Listener is a test server (the saboteur, an engine) serving TCP on a
+// loopback port, started by Listen.
+type Listener struct {
+	// Addr is the host:port it listens on.
+	Addr string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Listen starts bin with --listen on a free loopback port and args, and
+// returns once it has written a line containing "listening on" on its
+// stderr; it never connects first (a probe connection would count as the
+// server's first, as for a one-shot listener). Its stderr is read and
+// dropped afterwards. The caller closes it (Close), at the latest in a
+// t.Cleanup.
+func Listen(t testing.TB, bin string, args ...string) *Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, append([]string{"--listen", addr}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "listening on") {
+			break
+		}
+	}
+	ln := &Listener{Addr: addr, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(io.Discard, stderr)
+		close(ln.done)
+	}()
+	return ln
+}
+
+// Close kills the server and waits for it and for its stderr reader.
+func (l *Listener) Close() {
+	_ = l.cmd.Process.Kill()
+	<-l.done
+	_ = l.cmd.Wait()
 }
