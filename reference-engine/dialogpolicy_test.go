@@ -1,16 +1,9 @@
 package webengine
 
 import (
-	"context"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/e2e-conform/toolkit/conformance/fixture/web"
-	"github.com/e2e-conform/toolkit/protocol/client"
-	"github.com/e2e-conform/toolkit/protocol/transport"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
@@ -20,43 +13,9 @@ import (
 // one for another attempt is dropped; accept false dismisses again. And
 // session/open answers after the app log line of a 404 document.
 func TestDialogPolicy(t *testing.T) {
-	srv := httptest.NewServer(web.Handler())
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var mu sync.Mutex
-	var logs []wire.AppLogEntry
-	c, err := client.Open(ctx, client.ConnConfig{Transport: Transport(Options{NoVideo: true}), Context: transport.Context{Role: wire.RoleWorker, Env: map[string]string{}},
-		Handlers: client.Handlers{AppLog: func(_ string, e wire.AppLogEntry) {
-			mu.Lock()
-			logs = append(logs, e)
-			mu.Unlock()
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(10 * time.Second) })
-	if err := c.Init(ctx, wire.InitParams{RunID: "r", TargetName: "web", Env: map[string]string{}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
-	o := client.Op{RunID: "r", AttemptID: "a1"}
-	since := func(n int) []wire.AppLogEntry {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]wire.AppLogEntry(nil), logs[n:]...)
-	}
-	count := func() int { mu.Lock(); defer mu.Unlock(); return len(logs) }
-	byTest := func(tid string) wire.SemanticNode {
-		t.Helper()
-		got, err := c.Locate(ctx, o, *q(wire.QueryTestID, wire.StringPattern(tid, true)))
-		if err != nil || len(got) != 1 {
-			t.Fatalf("locate %s: %v (%d found)", tid, err, len(got))
-		}
-		return got[0]
-	}
+	s := newAppLogSession(t)
+	ctx, c, o, srv, byTest := s.ctx, s.c, s.o, s.srv, s.byTest
+	count, since := s.logCount, s.logsSince
 	tap := func(button, wantAnswer, wantLog string) {
 		t.Helper()
 		if err := c.Open(ctx, o, srv.URL+"/web/dialogs"); err != nil {

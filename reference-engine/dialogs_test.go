@@ -26,37 +26,8 @@ import (
 // the one after it succeeds; each dialog is one attempt/appLog entry that
 // arrived before the tap's answer.
 func TestUnhandledDialogs(t *testing.T) {
-	srv := httptest.NewServer(web.Handler())
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	var mu sync.Mutex
-	var logs []wire.AppLogEntry
-	c, err := client.Open(ctx, client.ConnConfig{Transport: Transport(Options{NoVideo: true}), Context: transport.Context{Role: wire.RoleWorker, Env: map[string]string{}},
-		Handlers: client.Handlers{AppLog: func(_ string, e wire.AppLogEntry) {
-			mu.Lock()
-			logs = append(logs, e)
-			mu.Unlock()
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(10 * time.Second) })
-	if err := c.Init(ctx, wire.InitParams{RunID: "r", TargetName: "web", Env: map[string]string{}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
-	o := client.Op{RunID: "r", AttemptID: "a1"}
-	byTest := func(tid string) wire.SemanticNode {
-		t.Helper()
-		got, err := c.Locate(ctx, o, *q(wire.QueryTestID, wire.StringPattern(tid, true)))
-		if err != nil || len(got) != 1 {
-			t.Fatalf("locate %s: %v (%d found)", tid, err, len(got))
-		}
-		return got[0]
-	}
+	s := newAppLogSession(t)
+	ctx, c, o, srv, byTest := s.ctx, s.c, s.o, s.srv, s.byTest
 	for _, k := range []struct {
 		button, typ, message, answer string
 	}{
@@ -70,15 +41,11 @@ func TestUnhandledDialogs(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := byTest(k.button)
-			mu.Lock()
-			before := len(logs)
-			mu.Unlock()
+			before := s.logCount()
 			if err := c.Perform(ctx, o, b.Ref, wire.LocatorAction{Kind: wire.ActionTap}); err != nil {
 				t.Fatalf("the tap opening the %s dialog: %v", k.typ, err)
 			}
-			mu.Lock()
-			got := append([]wire.AppLogEntry(nil), logs[before:]...)
-			mu.Unlock()
+			got := s.logsSince(before)
 			want := "unhandled " + k.typ + " dialog: " + k.message
 			if len(got) != 1 || got[0].Source != "system" || got[0].Level != "warning" || !strings.HasPrefix(got[0].Text, strings.TrimSpace(want)) {
 				t.Errorf("app log after the tap: %+v; want one system warning starting %q", got, want)
@@ -151,4 +118,70 @@ func TestDialogError(t *testing.T) {
 	if len(err.Message) > dialogMessageLimit+100 {
 		t.Errorf("a 10,000-byte message gives a %d-byte error", len(err.Message))
 	}
+}
+
+// appLogSession is a worker connection to the web engine (no video) with
+// attempt a1 of run r open and a fixture server (web.Handler) to open
+// pages of, recording the attempt/appLog entries it receives.
+type appLogSession struct {
+	t   *testing.T
+	ctx context.Context
+	srv *httptest.Server
+	c   *client.Conn
+	o   client.Op
+
+	mu   sync.Mutex
+	logs []wire.AppLogEntry
+}
+
+// newAppLogSession opens the session; the test's cleanup closes it.
+func newAppLogSession(t *testing.T) *appLogSession {
+	t.Helper()
+	s := &appLogSession{t: t, srv: httptest.NewServer(web.Handler()), o: client.Op{RunID: "r", AttemptID: "a1"}}
+	t.Cleanup(s.srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	s.ctx = ctx
+	c, err := client.Open(ctx, client.ConnConfig{Transport: Transport(Options{NoVideo: true}), Context: transport.Context{Role: wire.RoleWorker, Env: map[string]string{}},
+		Handlers: client.Handlers{AppLog: func(_ string, e wire.AppLogEntry) {
+			s.mu.Lock()
+			s.logs = append(s.logs, e)
+			s.mu.Unlock()
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(10 * time.Second) })
+	s.c = c
+	if err := c.Init(ctx, wire.InitParams{RunID: "r", TargetName: "web", Env: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// byTest locates the one node of test id tid.
+func (s *appLogSession) byTest(tid string) wire.SemanticNode {
+	s.t.Helper()
+	got, err := s.c.Locate(s.ctx, s.o, *q(wire.QueryTestID, wire.StringPattern(tid, true)))
+	if err != nil || len(got) != 1 {
+		s.t.Fatalf("locate %s: %v (%d found)", tid, err, len(got))
+	}
+	return got[0]
+}
+
+// logCount is how many app log entries arrived so far.
+func (s *appLogSession) logCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.logs)
+}
+
+// logsSince returns the app log entries after the first n.
+func (s *appLogSession) logsSince(n int) []wire.AppLogEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]wire.AppLogEntry(nil), s.logs[n:]...)
 }
