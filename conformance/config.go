@@ -97,6 +97,14 @@ type Config struct {
 	// in every part); the zero Shard runs them all. Merge combines the
 	// parts' reports into one verdict.
 	Shard report.Shard
+	// ShardClaims, with Shard, makes the shards share the specs through
+	// this directory instead of the fixed rule: a shard runs a spec when
+	// it claims it first (creating the spec's file there), so the shards
+	// end together whatever each spec costs. `e2e-conform --parallel`
+	// gives its shards one (they run at once, on one machine); shards on
+	// separate machines use the fixed rule. Merge goes by the specs each
+	// report says it held.
+	ShardClaims string
 	// ExpectedFailures is the run's baseline: requirement ID → why its
 	// failure is expected (--expected-failures FILE, report/baseline.go). A listed
 	// requirement that fails is reported ExpectedFailure and does not make

@@ -117,7 +117,7 @@ func catalogDigest() string {
 }
 
 // selectionOf describes cfg's selection; specs are the run's specs.
-func selectionOf(cfg Config, specs []report.SpecResult) *report.Selection {
+func selectionOf(cfg Config, specs []report.SpecResult, held func(text string, runWide bool) bool) *report.Selection {
 	if len(cfg.Only) == 0 && len(cfg.Skip) == 0 && !cfg.Shard.Sharded() {
 		return nil
 	}
@@ -125,8 +125,9 @@ func selectionOf(cfg Config, specs []report.SpecResult) *report.Selection {
 	if cfg.Shard.Sharded() {
 		sh := cfg.Shard
 		sel.Shard = &sh
+		sel.Claimed = cfg.ShardClaims != ""
 		for _, s := range specs {
-			if cfg.Shard.Holds(s.Text, s.RunWide) {
+			if held(s.Text, s.RunWide) {
 				sel.Held = append(sel.Held, s.Text)
 			}
 		}

@@ -131,7 +131,7 @@ func (s *suite) result(rep types.Report, filter string) Result {
 	}
 	res := summarize(s.cfg, s.env, specs, harness)
 	res.Provenance = provenance(s.cfg, s.started)
-	res.Selection = selectionOf(s.cfg, specs)
+	res.Selection = selectionOf(s.cfg, specs, s.heldBy)
 	switch {
 	case harness != nil:
 	case errors.Is(s.discovery, errEngineUnreachable):

@@ -30,6 +30,9 @@ type shardedRun struct {
 	// full: the unsharded run is healthyFull's, and the test goes on to
 	// provenance, the merge command and Merge's refusals.
 	full bool
+	// claimed: the shards share a --shard-claims directory, as those of
+	// --parallel do, instead of the fixed rule.
+	claimed bool
 }
 
 // shardedRuns are the selections the shard test merges: every spec the
@@ -40,6 +43,7 @@ var shardedRuns = []shardedRun{
 	{name: "full", args: []string{"--profile", "full"}, shards: 3, full: true},
 	{name: "core", shards: 2},
 	{name: "only", args: []string{"--only", "LIFE,SESS,TRN-001"}, shards: 2},
+	{name: "core claimed", shards: 3, claimed: true},
 }
 
 // TestShardsMergeAsOneRun: for the full profile, the core profile and an
@@ -67,6 +71,10 @@ func testShardedRun(t *testing.T, c shardedRun) {
 	var whole report.Result
 	var wholeCode int
 	var wholeOut string
+	var shardFlags []string
+	if c.claimed {
+		shardFlags = []string{"--shard-claims", t.TempDir()}
+	}
 	sem := make(chan struct{}, 2) // at most two suite runs at a time
 	var wg sync.WaitGroup
 	for i := 0; i <= n; i++ {
@@ -84,7 +92,7 @@ func testShardedRun(t *testing.T, c shardedRun) {
 				return
 			}
 			var out string
-			codes[i], shards[i], out = conform(t, append([]string{"--spawn", sab, "--shard", report.Shard{Index: i + 1, Count: n}.String()}, c.args...)...)
+			codes[i], shards[i], out = conform(t, append(append([]string{"--spawn", sab, "--shard", report.Shard{Index: i + 1, Count: n}.String()}, shardFlags...), c.args...)...)
 			if codes[i] == report.ExitHarness || len(shards[i].Requirements) == 0 {
 				t.Errorf("shard %d/%d: exit %d, want a report on the engine\n%s", i+1, n, codes[i], out)
 			}
@@ -101,7 +109,8 @@ func testShardedRun(t *testing.T, c shardedRun) {
 		t.FailNow()
 	}
 
-	// Every spec is held by one shard, the run-wide checks by all.
+	// Every spec is held by one shard, the run-wide checks by all; shards
+	// that claim their specs hold none the selection leaves out.
 	holders := map[string]int{}
 	for _, s := range shards {
 		if s.Selection == nil || s.Selection.Shard == nil {
@@ -113,8 +122,11 @@ func testShardedRun(t *testing.T, c shardedRun) {
 	}
 	for _, s := range whole.Specs {
 		want := 1
-		if conformance.IsRunWide(s.Text) {
+		switch {
+		case conformance.IsRunWide(s.Text):
 			want = n
+		case c.claimed && s.Status == report.NotSelected:
+			want = 0
 		}
 		if holders[s.Text] != want {
 			t.Errorf("spec %q is held by %d shards, want %d", s.Text, holders[s.Text], want)

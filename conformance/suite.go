@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,13 @@ type suite struct {
 	// progress is the run's console (Config.Progress, console.go); nil
 	// when there is none.
 	progress *progress
+	// claims shares the specs among --parallel's shards (shardclaims.go);
+	// nil when the shards follow the fixed rule. Made once (claimsOnce).
+	claims     *shardClaims
+	claimsOnce sync.Once
+	// registrations are the specs the areas declared, in their order,
+	// registered with ginkgo once all are known (runOrder).
+	registrations []registration
 }
 
 // spec registers one spec checking the requirements ids. The body runs only
@@ -112,6 +120,11 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 		labels = append(labels, "fixture")
 	}
 	s.progress.plan(text, ids, labels)
+	s.registrations = append(s.registrations, registration{text: text, ids: ids, do: func() { s.it(text, ids, labels, fixture, body) }})
+}
+
+// it registers the spec with ginkgo (register1 says what it is).
+func (s *suite) it(text string, ids []string, labels Labels, fixture bool, body func(ctx context.Context, e *runEnv)) {
 	It(text, labels, SpecTimeout(s.cfg.specTimeout()), func(ctx SpecContext) {
 		if s.discovery != nil {
 			Skip(notVerified + "the engine could not be reached: " + s.discovery.Error())
@@ -122,8 +135,8 @@ func (s *suite) register1(text string, ids []string, mode fixtureLabel, body fun
 		if !s.selects(labels) {
 			Skip("not selected: outside the configuration's Only and Skip")
 		}
-		if !s.holds(text) {
-			Skip(notInShard + report.HolderOf(text, s.cfg.Shard.Count).String())
+		if run, why := s.takeSpec(text); !run {
+			Skip(why)
 		}
 		if s.cfg.FailFast && s.stoppedBy == "" {
 			// A run-wide MUST already broken fails at the end whatever
@@ -296,6 +309,9 @@ func (s *suite) register() {
 		for _, area := range areas {
 			area.register(s)
 		}
+		for _, r := range s.runOrder() {
+			r.do()
+		}
 	})
 }
 
@@ -358,9 +374,6 @@ func quoteLabels(ls []string) []string {
 }
 
 func failf(format string, args ...any) { Fail(fmt.Sprintf(format, args...), 1) }
-
-// holds reports whether the spec of text runs in the shard of s's run.
-func (s *suite) holds(text string) bool { return s.cfg.Shard.Holds(text, isRunWide(text)) }
 
 // notInShard is the skip message of a spec another shard holds.
 const notInShard = "not selected: held by shard "

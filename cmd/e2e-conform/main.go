@@ -131,6 +131,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	explainID := fs.String("explain", "", "print requirement `ID`'s full explanation (status, section, statement, reason, likely cause, sent, wanted, came, exchange) from a JSON report: --explain ID FILE.json")
 	tracePath := fs.String("trace", "", "write every frame of every connection to `path` as JSON Lines (µs since start, connection id and role, direction, method, id, the frame; secrets redacted)")
 	shard := fs.String("shard", "", "run only shard `i/n` of the selected specs (deterministic by spec; the run-wide checks in every shard); combine the shards' --json reports with e2e-conform merge")
+	shardClaims := fs.String("shard-claims", "", "with --shard, share the specs with the other shards running at once on this machine through directory `DIR` (each runs the next spec none claimed yet) instead of the fixed rule; --parallel uses it")
 	repeat := fs.Int("repeat", 0, "run the selection `N` times, each in a child process, and report every requirement whose verdict varied (--json then writes the combined report)")
 	repeatParallel := fs.Int("repeat-parallel", 1, "with --repeat, run up to `K` runs at a time")
 	parallel := fs.Int("parallel", 0, "run the selection as `N` shards at once, each in a child process, and merge them into one report (capped by the engine's workers; over --connect only when the server serves the connections at once)")
@@ -182,6 +183,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "e2e-conform: --shard: %v\n", err)
 			return report.ExitUsage
 		}
+	}
+	if *shardClaims != "" {
+		if *shard == "" {
+			fmt.Fprintln(stderr, "e2e-conform: --shard-claims goes with --shard")
+			return report.ExitUsage
+		}
+		if fi, err := os.Stat(*shardClaims); err != nil || !fi.IsDir() {
+			fmt.Fprintf(stderr, "e2e-conform: --shard-claims %s: not a directory\n", *shardClaims)
+			return report.ExitUsage
+		}
+		cfg.ShardClaims = *shardClaims
 	}
 	if *verbose {
 		cfg.Verbose = stderr

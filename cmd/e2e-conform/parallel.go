@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,11 +81,18 @@ func parallelRun(pc parallelConfig, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(dir)
 
+	// The shards share the specs as they go (Config.ShardClaims): each
+	// runs the next spec none has claimed, so they end together.
+	claims := filepath.Join(dir, "claims")
+	if err := os.Mkdir(claims, 0o700); err != nil {
+		fmt.Fprintf(stderr, "e2e-conform: --parallel: %v\n", err)
+		return report.ExitHarness
+	}
 	runs := childRuns{exe: exe, dir: dir, kind: "shard", total: n, limit: n, verbose: pc.verbose,
 		args: func(c *child) []string {
 			args := slices.Clone(pc.args)
 			if n > 1 {
-				args = append([]string{"--shard", fmt.Sprintf("%d/%d", c.run, n)}, args...)
+				args = append([]string{"--shard", fmt.Sprintf("%d/%d", c.run, n), "--shard-claims", claims}, args...)
 			}
 			if pc.trace != "" {
 				args = append([]string{"--trace", c.trace()}, args...)

@@ -21,9 +21,11 @@ var ErrMerge = errors.New("the shard reports cannot be merged")
 // verdict and the exit code with the very code a run uses (Summarize),
 // so the rules cannot drift:
 //   - every spec but the run-wide checks is held by exactly one shard (the
-//     rule the shards ran by, Shard.Holds), and its result is that
-//     shard's, also for a spec the selection left out (the profile, Only,
-//     Skip), which every shard reports not selected;
+//     rule the shards ran by: Shard.Holds, or for the shards of
+//     --parallel, which claimed their specs as they went, the Held list of
+//     each report), and its result is that shard's, also for a spec the
+//     selection left out (the profile, Only, Skip), which every shard
+//     reports not selected;
 //   - a run-wide check ran in every shard over that shard's traffic: it
 //     failed when it failed in any shard, passed when it passed in one and
 //     failed in none (together the shards observed what it checks), and is
@@ -181,7 +183,8 @@ func sameRun(a, b *Result) error {
 		{"requirement catalog", pa.Catalog != pb.Catalog, pa.Catalog, pb.Catalog},
 		{"profile", a.Profile != b.Profile, a.Profile, b.Profile},
 		{"transport", a.Transport != b.Transport, a.Transport, b.Transport},
-		{"selection", !slices.Equal(sa.Only, sb.Only) || !slices.Equal(sa.Skip, sb.Skip), fmt.Sprintf("only %q skip %q", sa.Only, sb.Only), fmt.Sprintf("only %q skip %q", sb.Only, sb.Skip)},
+		{"selection", !slices.Equal(sa.Only, sb.Only) || !slices.Equal(sa.Skip, sb.Skip), fmt.Sprintf("only %q skip %q", sa.Only, sa.Skip), fmt.Sprintf("only %q skip %q", sb.Only, sb.Skip)},
+		{"sharing of the specs", sa.Claimed != sb.Claimed, sharing(sa), sharing(sb)},
 		{"engine binary", pa.EngineSHA256 != "" && pb.EngineSHA256 != "" && pa.EngineSHA256 != pb.EngineSHA256, pa.EngineSHA256, pb.EngineSHA256},
 		{"engine", (pa.EngineSHA256 == "" || pb.EngineSHA256 == "") && a.Engine != b.Engine, a.Engine, b.Engine},
 		{"manifest", !bytes.Equal(ma, mb), string(ma), string(mb)},
@@ -202,16 +205,23 @@ func revision(p *Provenance) string {
 
 // mergeSpecs takes each spec's result from the shard that held it, and
 // combines the run-wide checks over every shard. Which shard held a spec
-// is the rule the run itself used (Shard.Holds, by the spec's text), not
-// what a report says of it: a spec the selection left out (the profile,
-// Only, Skip) is reported not selected by every shard, and only its
-// holder's report counts. A spec that ran (passed or failed) in a shard
-// that does not hold it means the reports follow another rule: refused.
+// is the rule the run itself used: the fixed rule (Shard.Holds, by the
+// spec's text) for shards run apart, the report's own Held list for the
+// shards of --parallel, which claimed their specs as they went
+// (Selection.Claimed). A spec the selection left out (the profile, Only,
+// Skip) is reported not selected by every shard; under the fixed rule
+// only its holder's report counts, and a claimed run takes the first
+// report's when no shard held it. A spec that ran (passed or failed) in a
+// shard that does not hold it means the reports follow another rule:
+// refused; so is a spec no shard of a claimed run held that one of them
+// left to another ("claimed by another shard"): no shard ran it.
 func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 	var order []string
 	merged := map[string]*SpecResult{}
+	unheld := map[string]bool{} // taken from a report that did not hold it (claimed runs)
 	for _, r := range reports {
 		sh := *shardOfReport(r)
+		holds := holderRule(r)
 		for _, s := range r.Specs {
 			if _, ok := merged[s.Text]; !ok && !slices.Contains(order, s.Text) {
 				order = append(order, s.Text)
@@ -220,15 +230,20 @@ func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 			switch {
 			case s.RunWide && ok:
 				combineRunWide(m, s, sh.String())
-			case sh.Holds(s.Text, s.RunWide):
-				if ok {
+			case holds(s.Text, s.RunWide):
+				if ok && !unheld[s.Text] {
 					return nil, fmt.Errorf("%w: the spec %q is reported twice by shard %s", ErrMerge, s.Text, sh)
 				}
 				c := s
 				c.Evidence = s.Evidence.Clone()
 				merged[s.Text] = &c
+				delete(unheld, s.Text)
 			case s.Status == Passed || s.Status == Failed:
-				return nil, fmt.Errorf("%w: the spec %q %s in shard %s, but shard %s holds it", ErrMerge, s.Text, s.Status, sh, HolderOf(s.Text, sh.Count))
+				return nil, fmt.Errorf("%w: the spec %q %s in shard %s, but %s holds it", ErrMerge, s.Text, s.Status, sh, holderName(r, s.Text))
+			case r.Selection.Claimed && !ok:
+				c := s
+				merged[s.Text] = &c
+				unheld[s.Text] = true
 			}
 		}
 	}
@@ -238,9 +253,44 @@ func mergeSpecs(reports []*Result) ([]SpecResult, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: shard %s, which holds the spec %q, does not report it", ErrMerge, HolderOf(t, shardOfReport(reports[0]).Count), t)
 		}
+		if unheld[t] && strings.HasPrefix(m.Message, ClaimedElsewhere) {
+			return nil, fmt.Errorf("%w: no shard ran the spec %q (each left it to another)", ErrMerge, t)
+		}
 		out = append(out, *m)
 	}
 	return out, nil
+}
+
+// holderRule returns the rule by which shard report r held its specs: its
+// Held list when the shards claimed them (Selection.Claimed), else the
+// fixed rule.
+func holderRule(r *Result) func(text string, runWide bool) bool {
+	sel := r.Selection
+	if !sel.Claimed {
+		return sel.Shard.Holds
+	}
+	held := make(map[string]bool, len(sel.Held))
+	for _, t := range sel.Held {
+		held[t] = true
+	}
+	return func(text string, runWide bool) bool { return runWide || held[text] }
+}
+
+// holderName names the shard that holds the spec of text in the run of
+// shard report r ("shard 2/3", or "another shard" when they claimed).
+func holderName(r *Result, text string) string {
+	if r.Selection.Claimed {
+		return "another shard"
+	}
+	return "shard " + HolderOf(text, r.Selection.Shard.Count).String()
+}
+
+// sharing says how the shards of sel's run shared the specs.
+func sharing(sel Selection) string {
+	if sel.Claimed {
+		return "claimed as they went (--parallel)"
+	}
+	return "the fixed rule (--shard)"
 }
 
 // combineRunWide folds shard sh's result s of a run-wide check into m.

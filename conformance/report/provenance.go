@@ -54,6 +54,11 @@ type Selection struct {
 	Shard *Shard   `json:"shard,omitempty"`
 	// Held lists, for a shard, the texts of the specs it held.
 	Held []string `json:"held,omitempty"`
+	// Claimed says the shards shared the specs by claiming them as they
+	// went (e2e-conform --parallel, Config.ShardClaims) rather than by
+	// the fixed rule (Shard.Holds): Held is then the only record of which
+	// shard held a spec.
+	Claimed bool `json:"claimed,omitempty"`
 	// MergedShards is, for a report Merge wrote, how many shards it
 	// combined.
 	MergedShards int `json:"mergedShards,omitempty"`

@@ -68,3 +68,8 @@ func shardOf(text string, n int) int {
 // HolderOf is the one shard of n that holds the spec of text, which is
 // no run-wide check (every shard holds those).
 func HolderOf(text string, n int) Shard { return Shard{Index: shardOf(text, n), Count: n} }
+
+// ClaimedElsewhere is the reason a shard of `e2e-conform --parallel` gives
+// for a spec another shard claimed first (Selection.Claimed): it is
+// reported not selected there, and the claiming shard's report counts.
+const ClaimedElsewhere = "not selected: claimed by another shard of this run"
