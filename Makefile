@@ -22,7 +22,7 @@ FUZZ_TARGETS := \
 	FuzzCompile:./protocol/esregexp \
 	FuzzResolveExpression:./protocol/locate
 
-.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix soak mutants browser python xmllint dist chaos
+.PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix parallel-verdicts soak mutants browser python xmllint dist chaos
 
 # Debian packages the reference web engine needs: Chromium, its headless
 # shell (what a headless engine launches when it is there) and
@@ -107,6 +107,19 @@ chaos:
 KILL_PARALLEL ?= 6
 kill-matrix:
 	$(GO) test -v -count=1 -timeout 180m -run TestKillMatrix ./conformance/ -args -update-kill-matrix -invariance-parallel=$(KILL_PARALLEL)
+
+# parallel-verdicts: PARALLEL_VERDICT_RUNS runs (default 10) of the selection
+# unsharded and as many with --parallel 3, alternately, against the saboteur's
+# core profile, then the web engine's full profile; fails when any
+# requirement's status differs between any two runs, and prints each kind's
+# median wall time and their ratio (issue 30; docs/perf.md). Long: not part of
+# `make test`.
+PARALLEL_VERDICT_RUNS ?= 10
+PARALLEL_VERDICT_ENGINES ?= saboteur web
+parallel-verdicts: browser
+	@set -e; for e in $(PARALLEL_VERDICT_ENGINES); do \
+		$(GO) test -v -count=1 -timeout 120m -run '^TestParallelVerdictsHold$$' ./cmd/e2e-conform/ -args -parallel-verdicts=$(PARALLEL_VERDICT_RUNS) -parallel-verdicts-engine=$$e; \
+	done
 
 # soak: the core and full profiles SOAK_RUNS times each (default 20), two runs
 # at a time, against the saboteur and the reference web engine (e2e-conform

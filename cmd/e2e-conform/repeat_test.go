@@ -37,6 +37,7 @@ func bins(t *testing.T) string {
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		testBins.Remove()
+		webBins.Remove()
 		os.Exit(code)
 	}))
 }
