@@ -217,8 +217,8 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		seen.Kind, seen.ID = KindRequest, compact(rawID)
 	}
 	// §2.2: initialize first, initialized before any other message.
+	s.Observed(RuleClientOrder, "message order checked")
 	if method != wire.MethodInitialize && !c.initializedSent && method != wire.MethodInitialized {
-		s.Observed(RuleClientOrder, "message order checked")
 		if !c.initializeSent {
 			harnessViolation(s, RuleClientOrder, "the client sent %s before initialize (§2.2: initialize, then initialized before any other message)", method)
 		} else {
