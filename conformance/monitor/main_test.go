@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	bins.Remove()
+	webSet.Remove()
 	os.Exit(code)
 }
 
