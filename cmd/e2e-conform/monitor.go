@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/e2e-conform/toolkit/conformance/monitor"
@@ -24,7 +26,7 @@ func runMonitor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg monitor.Config
 	fs.StringVar(&cfg.Listen, "listen", "", "accept harness connections on `host:port` (socket; with --connect)")
 	fs.StringVar(&cfg.Connect, "connect", "", "relay each accepted connection to the engine at `host:port`")
-	fs.StringVar(&cfg.JSON, "json", "", "write the JSON report to `path`")
+	fs.StringVar(&cfg.JSON, "json", "", "write the JSON report to `path` (%p in a path: the monitor's process id)")
 	fs.StringVar(&cfg.HTML, "html", "", "write the HTML report to `path`")
 	fs.StringVar(&cfg.JUnit, "junit", "", "write a JUnit XML report to `path`")
 	fs.StringVar(&cfg.Trace, "trace", "", "write every frame judged, as JSON lines, to `path`")
@@ -53,6 +55,11 @@ exit status: the engine's (spawn) or 0 (socket); 1 with --fail when a violation 
 	default:
 		fmt.Fprintf(stderr, "e2e-conform monitor: --judge %q: want both, engine or harness\n", *judge)
 		return report.ExitUsage
+	}
+	// A harness that spawns an engine per connection spawns a monitor per
+	// connection: %p in a report path is the monitor's process id.
+	for _, p := range []*string{&cfg.JSON, &cfg.HTML, &cfg.JUnit, &cfg.Trace} {
+		*p = strings.ReplaceAll(*p, "%p", strconv.Itoa(os.Getpid()))
 	}
 	cfg.Command = fs.Args()
 	if len(cfg.Command) == 0 {

@@ -78,6 +78,7 @@ type recorder struct {
 	reqs     map[string]*reqStat
 	methods  map[string]*methodStat
 	frames   int
+	cut      []string // directions that ended inside a frame
 	secrets  []string
 	trace    [][]byte
 	traceLen int
@@ -168,7 +169,9 @@ func (r *recorder) chunk(s *schema.Set, ch chunk, spawn bool) {
 	sink := frameSink{r: r, c: c}
 	d := c.deframe[ch.from]
 	if ch.end {
-		d.End(sink)
+		if n := d.Partial(); n > 0 {
+			r.cut = append(r.cut[:min(len(r.cut), 16)], fmt.Sprintf("conn %d: %s's side ended inside a frame (%d bytes of it; not judged: a side killed mid-write breaks no rule)", c.id, ch.from, n))
+		}
 		c.ended++
 		if c.ended == 2 {
 			delete(r.conns, ch.conn)
@@ -181,7 +184,16 @@ func (r *recorder) chunk(s *schema.Set, ch chunk, spawn bool) {
 	if ch.conn.lost.Load() {
 		return // counted by the relay from the overflow on
 	}
+	if c.deframe[traffic.Harness].Lost() || c.deframe[traffic.Engine].Lost() {
+		// A direction out of step: neither side's state is known any
+		// more, so the connection is relayed, counted, not judged.
+		ch.conn.bytes.Add(int64(len(ch.data)))
+		return
+	}
 	d.Feed(sink, ch.data, func(content []byte) {
+		if c.deframe[traffic.Harness].Lost() || c.deframe[traffic.Engine].Lost() {
+			return
+		}
 		r.frame(c, sink, ch, content)
 	})
 }

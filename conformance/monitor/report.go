@@ -136,8 +136,9 @@ func (m *Monitor) build(engineExit int) *Report {
 	}
 	cov.UnjudgedBytes = unjudged
 	if unjudged > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d bytes were relayed but not judged: the judge fell behind (its queue of %d reads was full), so their connections were only relayed from then on", unjudged, m.cfg.QueueChunks))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d bytes were relayed but not judged: the judge fell behind (its queue of %d reads was full), or a framing fault put a connection out of step; those connections were only relayed from then on", unjudged, m.cfg.QueueChunks))
 	}
+	res.Warnings = append(res.Warnings, rec.cut...)
 	res.Latency = rec.latency()
 	if violated {
 		res.Verdict = VerdictViolations

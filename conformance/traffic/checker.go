@@ -414,7 +414,8 @@ func (c *Conn) engineResponse(s Sink, msg map[string]json.RawMessage, content []
 	id := compact(msg["id"])
 	seen := Seen{Kind: KindResponse, ID: id, IsError: isError}
 	rq, ok := c.pending[id]
-	if !ok && c.overflow {
+	if !ok && (c.overflow || id == "null") {
+		// id null answers a request whose id could not be read (§1.4).
 		return seen
 	}
 	if !ok {

@@ -1,0 +1,49 @@
+package monitor
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/e2e-conform/toolkit/conformance/traffic"
+	"github.com/e2e-conform/toolkit/protocol/frame"
+)
+
+// TestSecretsRedacted: the value the harness answers to
+// attempt/resolveSecret is redacted from every text of the report (a
+// violation's message and exchange), raw and JSON-escaped.
+func TestSecretsRedacted(t *testing.T) {
+	m, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = `hunter2-"secret"-value`
+	esc, _ := json.Marshal(secret)
+	c := m.newConn()
+	feed := func(from traffic.Side, msg string) {
+		m.rec.chunk(m.schemas, chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now()}, true)
+	}
+	feed(traffic.Harness, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"t"},"role":"worker"}}`)
+	feed(traffic.Engine, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"manifest":{}}}`)
+	feed(traffic.Harness, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	feed(traffic.Harness, `{"jsonrpc":"2.0","id":2,"method":"foo/bar","params":{}}`)
+	feed(traffic.Engine, `{"jsonrpc":"2.0","id":7,"method":"attempt/resolveSecret","params":{"attemptId":"a1","name":"pw"}}`)
+	feed(traffic.Harness, `{"jsonrpc":"2.0","id":7,"result":{"value":`+string(esc)+`}}`)
+	// The engine quotes the secret in an error whose code is a string
+	// (WIRE-008): the violation's message and exchange carry it.
+	feed(traffic.Engine, `{"jsonrpc":"2.0","id":2,"error":{"code":"-32601","message":"no foo/bar for `+string(esc[1:len(esc)-1])+`"}}`)
+	r := m.build(0)
+	if len(r.Monitor.Violations) == 0 {
+		t.Fatal("no violation")
+	}
+	b, _ := json.Marshal(r)
+	for _, form := range []string{secret, string(esc[1 : len(esc)-1])} {
+		if strings.Contains(string(b), form) {
+			t.Errorf("the report carries the secret as %q:\n%s", form, b)
+		}
+	}
+	if !strings.Contains(string(b), "[redacted]") {
+		t.Errorf("nothing redacted:\n%s", b)
+	}
+}
