@@ -46,12 +46,10 @@ type Conn struct {
 
 	// the harness's requests not answered, by compact id
 	pending map[string]*request
-	// the server's requests not answered, by compact id
-	serverPending map[string]bool
-	// attempt ids whose startAttempt the harness wrote since the last
-	// successful endAttempt; ends are the pending endAttempt ids
-	attempts  map[string]bool
-	unbounded bool
+	// the server's requests not answered (S2C-004)
+	server ServerRequests
+	// the attempts open (S2C-001)
+	window AttemptWindow
 	// signal ids aborted by $/abort and carried by no request since
 	aborted map[string]bool
 	// signal ids carried by a request (aborted or not) on the connection
@@ -85,7 +83,7 @@ type request struct {
 
 // NewConn returns the state of a new connection judged by rules.
 func NewConn(rules Rules) *Conn {
-	return &Conn{rules: rules, pending: map[string]*request{}, serverPending: map[string]bool{}, attempts: map[string]bool{}, aborted: map[string]bool{}, seenSignals: map[string]bool{}}
+	return &Conn{rules: rules, pending: map[string]*request{}, aborted: map[string]bool{}, seenSignals: map[string]bool{}}
 }
 
 // Kind is what a frame was.
@@ -189,11 +187,10 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		// The harness's answer to a request of the server.
 		id := compact(rawID)
 		seen := Seen{Kind: KindResponse, ID: id}
-		if !c.serverPending[id] {
+		if !c.server.Answered(CompactJSON(rawID)) {
 			harnessViolation(s, RuleClientIDs, "the client wrote a response with id %s, which answers no pending request of the server (§1.4: exactly one response per request)", orDefault(id, "(none)"))
 			return seen
 		}
-		delete(c.serverPending, id)
 		seen.Method = wire.MethodResolveSecret
 		if res, ok := msg["result"]; ok {
 			s.Observed(RuleClientParams, "attempt/resolveSecret result validated")
@@ -212,6 +209,7 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		return seen
 	}
 	params := msg["params"]
+	c.window.Sent(content)
 	seen := Seen{Kind: KindNotification, Method: method}
 	if hasID {
 		seen.Kind, seen.ID = KindRequest, compact(rawID)
@@ -318,16 +316,6 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		rq.badInit = badInitialize(params)
 	case wire.MethodShutdown:
 		c.shutdownSent = true
-	case wire.MethodStartAttempt:
-		var p struct {
-			AttemptID any `json:"attemptId"`
-		}
-		_ = json.Unmarshal(params, &p)
-		if id, _ := p.AttemptID.(string); len(c.attempts) < pendingBound {
-			c.attempts[id] = true
-		} else {
-			c.unbounded = true
-		}
 	}
 	if len(c.pending) < pendingBound {
 		c.pending[seen.ID] = rq
@@ -385,8 +373,8 @@ func (c *Conn) engineMessage(s Sink, msg map[string]json.RawMessage, content []b
 		_ = json.Unmarshal(params, &p)
 		id, _ := p.AttemptID.(string)
 		s.Observed("S2C-001", "attempt/* message read against its connection's attempt window")
-		if !c.attempts[id] && !c.unbounded {
-			engineViolation(s, "S2C-001", "%s for attempt %q arrived when no attempt of that id was open on the connection (before its startAttempt was written, after a successful endAttempt response was read, or an attempt the harness never started)", method, id)
+		if !c.window.Admits(id) {
+			OutsideAttempt(s, method, id, "the harness")
 		}
 	}
 	if !ServerMethodKnown(method) {
@@ -395,10 +383,8 @@ func (c *Conn) engineMessage(s Sink, msg map[string]json.RawMessage, content []b
 	}
 	if method == wire.MethodResolveSecret && isRequest {
 		s.Observed("S2C-004", "attempt/resolveSecret id checked against the pending ones")
-		if c.serverPending[seen.ID] {
+		if c.server.Read(CompactJSON(rawID)) {
 			ReusedServerRequestID(s, string(rawID))
-		} else if len(c.serverPending) < pendingBound {
-			c.serverPending[seen.ID] = true
 		}
 	}
 	c.rules.ServerParams(s, method, params)
@@ -406,8 +392,9 @@ func (c *Conn) engineMessage(s Sink, msg map[string]json.RawMessage, content []b
 }
 
 func (c *Conn) engineResponse(s Sink, msg map[string]json.RawMessage, content []byte) Seen {
-	ResponseShape(s, msg, content)
 	eo, isError := msg["error"]
+	c.window.Response(string(msg["id"]), isError)
+	ResponseShape(s, msg, content)
 	if isError {
 		c.rules.ErrorObject(s, eo)
 	}
@@ -479,11 +466,6 @@ func (c *Conn) engineResponse(s Sink, msg map[string]json.RawMessage, content []
 				engineViolation(s, "LIFE-006", "shutdown got %s, want null", answerText(msg))
 			}
 			c.shutdownAnswered = true
-		}
-	case wire.MethodEndAttempt:
-		if !isError {
-			clear(c.attempts)
-			c.unbounded = false
 		}
 	}
 	// §7.5: aborted at send.

@@ -1,6 +1,10 @@
 package traffic
 
-import "github.com/e2e-conform/toolkit/conformance/catalog"
+import (
+	"strings"
+
+	"github.com/e2e-conform/toolkit/conformance/catalog"
+)
 
 // sectionOf is the section of the specification requirement id comes from:
 // the catalog's for a catalog ID, the ID itself for a client rule named by
@@ -9,10 +13,10 @@ func sectionOf(id string) string {
 	if r, ok := catalog.Lookup(id); ok {
 		return r.Section
 	}
-	if len(id) > 0 && id[0] != '§' {
-		return ""
+	if strings.HasPrefix(id, "§") {
+		return id
 	}
-	return id
+	return ""
 }
 
 // Harness rules without a catalog row are named by the section that states
