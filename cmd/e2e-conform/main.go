@@ -74,7 +74,9 @@ const endWait = 5 * time.Second
 func main() {
 	_ = procs.BecomeSubreaper()
 	private, err := os.MkdirTemp("", "e2e-conform-run-")
-	if err == nil {
+	// The monitor hands the engine the environment its harness gave it,
+	// TMPDIR included (it relays and never alters).
+	if monitoring := len(os.Args) > 1 && os.Args[1] == "monitor"; err == nil && !monitoring {
 		os.Setenv("TMPDIR", private)
 	}
 	code := run(os.Args[1:], os.Stdout, os.Stderr)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 	"os"
@@ -31,16 +30,11 @@ var bins = testbin.New(
 var schemas = schema.MustLoad()
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	bins.Remove()
-	webSet.Remove()
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		bins.Remove()
+		webSet.Remove()
+		os.Exit(code)
+	}))
 }
 
 // hashed is a stream's SHA-256 as it passes.
