@@ -152,15 +152,19 @@ func TestScriptedBadClient(t *testing.T) {
 	}
 }
 
+// faultCase is a saboteur fault, a session that provokes it, and the
+// violations it must give ("side requirement").
+type faultCase struct {
+	fault string
+	steps []step
+	want  []string
+}
+
 // TestEngineFaults: a saboteur fault per rule family behind the monitor is
 // named at fault with its requirement, and the scripted harness (which
 // follows its rules) is not.
 func TestEngineFaults(t *testing.T) {
-	cases := []struct {
-		fault string
-		steps []step
-		want  []string
-	}{
+	cases := []faultCase{
 		{"stdout-banner", []step{{send: []string{initialize}}}, []string{"engine WIRE-001", "engine TRN-001"}},
 		{"error-code-string", seq(handshake, []step{{send: []string{unknown}, await: 1}}, closing), []string{"engine WIRE-008"}},
 		{"null-error-data", seq(handshake, []step{{send: []string{unknown}, await: 1}}, closing), []string{"engine WIRE-012", "engine WIRE-013"}},
@@ -172,6 +176,15 @@ func TestEngineFaults(t *testing.T) {
 		{"retryable-reason-kept", seq(handshake, []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1},
 			{send: []string{`{"jsonrpc":"2.0","id":6,"method":"engine/observe","params":{"operation":{"runId":"r1","attemptId":"a1","origin":"test","timeoutMs":1000,"signal":{"id":102,"aborted":true,"reason":{"code":-32000,"message":"stale","data":{"type":"engine","code":"NODE_STALE","retryable":true}}}}}}`}, await: 1}}, closing), []string{"engine SIG-005"}},
 	}
+	attempt := []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1}}
+	observe := func(id int, signal string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"engine/observe","params":{"operation":{"runId":"r1","attemptId":"a1","origin":"test","timeoutMs":1000,"signal":%s}}}`, id, signal)
+	}
+	cases = append(cases,
+		faultCase{"multiline-log", seq(handshake, []step{{send: []string{lifeInit}, await: 1, awaitMethod: "engine/log"}}, closing), []string{"engine S2C-003"}},
+		faultCase{"null-optional-member", seq(handshake, attempt, []step{{send: []string{observe(7, `{"id":103}`)}, await: 1}}, closing), []string{"engine WIRE-012", "engine WIRE-013"}},
+		faultCase{"act-on-aborted", seq(handshake, attempt, []step{{send: []string{observe(7, `{"id":103,"aborted":true}`)}, await: 1}}, closing), []string{"engine §7.5"}},
+	)
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {
 			r := script(t, c.steps, bins.Path(t, "saboteur"), "--fault", c.fault)

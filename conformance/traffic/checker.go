@@ -52,8 +52,6 @@ type Conn struct {
 	window AttemptWindow
 	// signal ids aborted by $/abort and carried by no request since
 	aborted map[string]bool
-	// signal ids carried by a request (aborted or not) on the connection
-	seenSignals map[string]bool
 
 	// overflow: a request of the harness was not remembered (pendingBound),
 	// so a response to no remembered request is not judged a stray
@@ -83,7 +81,7 @@ type request struct {
 
 // NewConn returns the state of a new connection judged by rules.
 func NewConn(rules Rules) *Conn {
-	return &Conn{rules: rules, pending: map[string]*request{}, aborted: map[string]bool{}, seenSignals: map[string]bool{}}
+	return &Conn{rules: rules, pending: map[string]*request{}, aborted: map[string]bool{}}
 }
 
 // Kind is what a frame was.
@@ -240,11 +238,7 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		if len(r.Reason) > 0 && (r.Aborted == nil || !*r.Aborted) {
 			harnessViolation(s, RuleSignalRef, "%s carries a signal %s with a reason but without \"aborted\": true (§7.1: reason \"only with aborted: true\")", method, clip(string(r.ID)))
 		}
-		sid := compact(r.ID)
-		delete(c.aborted, sid)
-		if len(c.seenSignals) < pendingBound {
-			c.seenSignals[sid] = true
-		}
+		delete(c.aborted, compact(r.ID))
 	}
 	switch method {
 	case wire.MethodInitialize:
