@@ -83,6 +83,9 @@ type chunk struct {
 	at   time.Time
 	end  bool
 	buf  *[]byte // the pooled buffer data lives in
+	// barrier, when set, is closed by the judge when it reaches the chunk:
+	// everything queued before it is judged.
+	barrier chan struct{}
 }
 
 const readSize = 32 << 10
@@ -210,10 +213,22 @@ func (m *Monitor) judge(ctx context.Context, stop <-chan struct{}) {
 }
 
 func (m *Monitor) judgeChunk(ch chunk) {
+	if ch.barrier != nil {
+		close(ch.barrier)
+		return
+	}
 	m.mu.Lock()
 	m.rec.chunk(m.schemas, ch, m.cfg.Command != nil)
 	m.mu.Unlock()
 	if ch.buf != nil {
 		m.pool.Put(ch.buf)
 	}
+}
+
+// judged waits until the judge has judged every read queued so far (it
+// must be running).
+func (m *Monitor) judged() {
+	b := make(chan struct{})
+	m.queue <- chunk{barrier: b}
+	<-b
 }

@@ -75,7 +75,8 @@ type ViolationReport struct {
 	Exchange    string       `json:"exchange,omitempty"`
 }
 
-// Failed reports whether a violation was seen.
+// Failed reports whether a violation was seen (a SHOULD missed is a
+// warning, not a violation).
 func (r *Report) Failed() bool { return r.Result.Verdict == VerdictViolations }
 
 // build makes the report of what was seen so far. Called with m.mu held.
@@ -111,10 +112,16 @@ func (m *Monitor) build(engineExit int) *Report {
 			rr.Statement = harnessStatement[id]
 		}
 		if st.count > 0 {
-			violated = true
 			v := st.violations[0]
 			rr.Status = report.Failed
 			rr.Reason = fmt.Sprintf("%s at fault (%d violation(s)): %s", v.Side, st.count, v.Message)
+			if rr.Level == string(catalog.Should) {
+				// A SHOULD missed is a warning, as in a suite run: it
+				// neither makes the verdict nor fails --fail.
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s (SHOULD): %s", id, rr.Reason))
+			} else {
+				violated = true
+			}
 		} else {
 			rr.Status = report.NotVerified
 			rr.Reason = fmt.Sprintf("no violation seen in this traffic (%d checks); traffic alone does not verify a requirement", checks)

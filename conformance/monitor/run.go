@@ -52,8 +52,10 @@ func Run(ctx context.Context, cfg Config) (*Report, int, error) {
 	return r, r.ExitCode, err
 }
 
-// snapshot writes the reports so far (SIGUSR1).
+// snapshot writes the reports of what was relayed so far (SIGUSR1): the
+// judge first catches up with the reads queued before the signal.
 func (m *Monitor) snapshot() {
+	m.judged()
 	if _, err := m.Snapshot(0); err != nil {
 		m.cfg.Logger.Error("writing the reports", "err", err)
 	}
