@@ -131,7 +131,10 @@ func New(cfg Config) (*Monitor, error) {
 type connState struct {
 	id    int
 	lost  atomic.Bool  // the queue overflowed: no longer judged
-	bytes atomic.Int64 // bytes relayed unjudged
+	bytes atomic.Int64 // bytes relayed unjudged (the queue was full)
+	// outOfStep is the bytes relayed unjudged after a framing fault put
+	// the connection out of step (judge only).
+	outOfStep atomic.Int64
 }
 
 func (m *Monitor) newConn() *connState {

@@ -187,7 +187,7 @@ func (r *recorder) chunk(s *schema.Set, ch chunk, spawn bool) {
 	if c.deframe[traffic.Harness].Lost() || c.deframe[traffic.Engine].Lost() {
 		// A direction out of step: neither side's state is known any
 		// more, so the connection is relayed, counted, not judged.
-		ch.conn.bytes.Add(int64(len(ch.data)))
+		ch.conn.outOfStep.Add(int64(len(ch.data)))
 		return
 	}
 	d.Feed(sink, ch.data, func(content []byte) {

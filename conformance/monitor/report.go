@@ -44,9 +44,13 @@ type Coverage struct {
 	Requirements []RequirementCount `json:"requirements"`
 	// Violations is every violation kept, with its side and exchange.
 	Violations []ViolationReport `json:"violations,omitempty"`
-	// UnjudgedBytes is the bytes relayed but not judged (the judge fell
-	// behind and its queue was full: the connection was then only relayed).
+	// UnjudgedBytes is the bytes relayed but not judged because the judge
+	// fell behind and its queue was full (the connection was then only
+	// relayed).
 	UnjudgedBytes int64 `json:"unjudgedBytes,omitempty"`
+	// OutOfStepBytes is the bytes relayed but not judged after a framing
+	// fault put their connection out of step.
+	OutOfStepBytes int64 `json:"outOfStepBytes,omitempty"`
 	// Judged is the sides judged: both, engine or harness.
 	Judged Judge `json:"judged"`
 }
@@ -134,16 +138,21 @@ func (m *Monitor) build(engineExit int) *Report {
 				Status: report.Failed, Message: fmt.Sprintf("%s (%s) broken by the %s on conn %d: %s", id, v.Section, v.Side, v.Conn, v.Message), LastFrames: v.Exchange, RunWide: true})
 		}
 	}
-	var unjudged int64
+	var unjudged, outOfStep int64
 	for cs := range rec.conns {
 		unjudged += cs.bytes.Load()
+		outOfStep += cs.outOfStep.Load()
 	}
 	for _, cs := range rec.closed {
 		unjudged += cs.bytes.Load()
+		outOfStep += cs.outOfStep.Load()
 	}
-	cov.UnjudgedBytes = unjudged
+	cov.UnjudgedBytes, cov.OutOfStepBytes = unjudged, outOfStep
 	if unjudged > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d bytes were relayed but not judged: the judge fell behind (its queue of %d reads was full), or a framing fault put a connection out of step; those connections were only relayed from then on", unjudged, m.cfg.QueueChunks))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d bytes were relayed but not judged: the judge fell behind (its queue of %d reads was full), so their connections were only relayed from then on", unjudged, m.cfg.QueueChunks))
+	}
+	if outOfStep > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d bytes were relayed but not judged: a framing fault put their connections out of step (see the violations)", outOfStep))
 	}
 	res.Warnings = append(res.Warnings, rec.cut...)
 	res.Latency = rec.latency()
