@@ -152,6 +152,37 @@ func TestScriptedBadClient(t *testing.T) {
 	}
 }
 
+// TestBadClientAndEngine: both sides at fault in one exchange, each named:
+// the engine sends a request other than attempt/resolveSecret (S2C-004)
+// and the harness answers it with a result instead of -32601 (CLI-014).
+func TestBadClientAndEngine(t *testing.T) {
+	steps := seq(handshake, []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1, awaitMethod: "attempt/ping"}}, closing)
+	ping := func(answer string) []step {
+		out := append([]step(nil), steps[:4]...)
+		return append(append(out, step{send: []string{answer}}), steps[4:]...)
+	}
+	for _, c := range []struct {
+		answer string
+		want   map[string]int
+	}{
+		{`{"jsonrpc":"2.0","id":"saboteur-ping","result":null}`, map[string]int{"engine S2C-004": 1, "harness CLI-014": 1}},
+		{`{"jsonrpc":"2.0","id":"saboteur-ping","error":{"code":-32601,"message":"no"}}`, map[string]int{"engine S2C-004": 1}},
+	} {
+		r := script(t, ping(c.answer), bins.Path(t, "saboteur"), "--fault", "bad-server-request")
+		got := violationsBy(r)
+		for k := range got {
+			if c.want[k] == 0 {
+				t.Errorf("answer %s: unexpected violation %s: %v", c.answer, k, r.Monitor.Violations)
+			}
+		}
+		for k := range c.want {
+			if got[k] == 0 {
+				t.Errorf("answer %s: want %s, got %v", c.answer, k, got)
+			}
+		}
+	}
+}
+
 // faultCase is a saboteur fault, a session that provokes it, and the
 // violations it must give ("side requirement").
 type faultCase struct {
@@ -181,6 +212,7 @@ func TestEngineFaults(t *testing.T) {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"engine/observe","params":{"operation":{"runId":"r1","attemptId":"a1","origin":"test","timeoutMs":1000,"signal":%s}}}`, id, signal)
 	}
 	cases = append(cases,
+		faultCase{"non-ascii-method-rejected", seq(handshake, []step{{send: []string{`{"jsonrpc":"2.0","id":4,"method":"föö/bär","params":{}}`}, await: 1}}, closing), []string{"engine WIRE-009"}},
 		faultCase{"multiline-log", seq(handshake, []step{{send: []string{lifeInit}, await: 1, awaitMethod: "engine/log"}}, closing), []string{"engine S2C-003"}},
 		faultCase{"null-optional-member", seq(handshake, attempt, []step{{send: []string{observe(7, `{"id":103}`)}, await: 1}}, closing), []string{"engine WIRE-012", "engine WIRE-013"}},
 		faultCase{"act-on-aborted", seq(handshake, attempt, []step{{send: []string{observe(7, `{"id":103,"aborted":true}`)}, await: 1}}, closing), []string{"engine §7.5"}},

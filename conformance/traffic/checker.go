@@ -47,8 +47,11 @@ type Conn struct {
 
 	// the harness's requests not answered, by compact id
 	pending map[string]*request
-	// the server's requests not answered (S2C-004)
+	// the server's attempt/resolveSecret requests not answered (S2C-004)
 	server ServerRequests
+	// the server's requests of other methods not answered, by id: the
+	// client answers them -32601 (§1.7, CLI-014)
+	otherServer map[string]string
 	// the attempts open (S2C-001)
 	window AttemptWindow
 	// signal ids aborted by $/abort and carried by no request since
@@ -80,11 +83,12 @@ type request struct {
 	afterShutdown bool            // sent after shutdown was answered
 	badInit       string          // initialize params LIFE-002 wants -32602 for
 	secondInit    bool            // an initialize after a successful one
+	unknown       bool            // a method outside §1.7, sent between initialize's result and shutdown
 }
 
 // NewConn returns the state of a new connection judged by rules.
 func NewConn(rules Rules) *Conn {
-	return &Conn{rules: rules, pending: map[string]*request{}, aborted: map[string]bool{}}
+	return &Conn{rules: rules, pending: map[string]*request{}, aborted: map[string]bool{}, otherServer: map[string]string{}}
 }
 
 // Kind is what a frame was.
@@ -184,6 +188,15 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		// The harness's answer to a request of the server.
 		id := compact(rawID)
 		seen := Seen{Kind: KindResponse, ID: id}
+		if m, ok := c.otherServer[id]; ok {
+			delete(c.otherServer, id)
+			seen.Method = m
+			s.Observed("CLI-014", "answer to a server request of another method checked")
+			if code, _ := errorCode(msg["error"]); code != wire.CodeMethodNotFound {
+				harnessViolation(s, "CLI-014", "the client answered the server's request %s (id %s) with %s, want -32601 (§1.7: \"A client answers any other request from the server with -32601\")", m, clip(id), answerText(msg))
+			}
+			return seen
+		}
 		if !c.server.Answered(CompactJSON(rawID)) {
 			harnessViolation(s, RuleClientIDs, "the client wrote a response with id %s, which answers no pending request of the server (§1.4: exactly one response per request)", orDefault(id, "(none)"))
 			return seen
@@ -294,7 +307,8 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		return seen
 	}
 	s.Observed(RuleClientIDs, "request id checked against the pending ones")
-	rq := &request{method: method, beforeInit: !c.initializeSent && method != wire.MethodInitialize, afterShutdown: c.shutdownAnswered}
+	rq := &request{method: method, beforeInit: !c.initializeSent && method != wire.MethodInitialize, afterShutdown: c.shutdownAnswered,
+		unknown: c.initialized && !c.shutdownSent && !clientMethod(method) && wellFormed(msg)}
 	for _, r := range sigs {
 		rq.signals = append(rq.signals, compact(r.ID))
 		if r.Aborted != nil && *r.Aborted {
@@ -370,6 +384,9 @@ func (c *Conn) engineMessage(s Sink, msg map[string]json.RawMessage, content []b
 			OutsideAttempt(s, method, id, "the harness")
 		}
 	}
+	if isRequest && method != wire.MethodResolveSecret && len(c.otherServer) < pendingBound {
+		c.otherServer[seen.ID] = method // answered -32601 by the client
+	}
 	if !ServerMethodKnown(method) {
 		UnknownServerMessage(s, method, isRequest)
 		return seen
@@ -436,6 +453,11 @@ func (c *Conn) engineResponse(s Sink, msg map[string]json.RawMessage, content []
 		s.Observed("LIFE-004", "second initialize answered")
 		if code != wire.CodeInvalidRequest {
 			engineViolation(s, "LIFE-004", "a second initialize after a successful one got %s, want -32600", answerText(msg))
+		}
+	case rq.unknown:
+		s.Observed("WIRE-009", "request for a method outside §1.7 answered")
+		if code != wire.CodeMethodNotFound {
+			engineViolation(s, "WIRE-009", "the request %s, a method outside §1.7, got %s, want -32601", clip(rq.method), answerText(msg))
 		}
 	case rq.afterShutdown:
 		s.Observed("LIFE-006", rq.method+" after shutdown answered")
@@ -543,4 +565,28 @@ func (r Rules) validateClientParams(method string, params json.RawMessage) error
 		return err
 	}
 	return nil
+}
+
+// clientMethod reports whether method is a request the client may send
+// (§1.7): initialize, shutdown, ENGINE_METHODS, attempt/deriveSecret.
+func clientMethod(method string) bool {
+	return method == wire.MethodInitialize || method == wire.MethodShutdown || method == wire.MethodDeriveSecret || wire.IsEngineMethod(method)
+}
+
+// wellFormed reports whether a request is a JSON-RPC 2.0 request WIRE-005
+// has nothing to say about: "jsonrpc": "2.0", a string method, an integer
+// or string id (another gets -32600, not -32601).
+func wellFormed(msg map[string]json.RawMessage) bool {
+	if string(msg["jsonrpc"]) != `"2.0"` {
+		return false
+	}
+	if m := msg["method"]; len(m) == 0 || m[0] != '"' {
+		return false
+	}
+	id := msg["id"]
+	if len(id) > 0 && id[0] == '"' {
+		return true
+	}
+	_, isInt := wire.ParseInteger(id)
+	return isInt
 }

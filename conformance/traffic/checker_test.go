@@ -101,6 +101,12 @@ func TestConnRules(t *testing.T) {
 			e(`{"jsonrpc":"2.0","method":"attempt/navigation","params":{"attemptId":"a1","line":"x"}}`)), ""},
 		{"S2C-004: a request of another method", append(hs, e(`{"jsonrpc":"2.0","id":1,"method":"attempt/ping","params":{}}`)), "engine S2C-001 engine S2C-004"},
 		{"S2C-004: a reused pending id", append(hs, e(`{"jsonrpc":"2.0","id":1,"method":"attempt/resolveSecret","params":{"attemptId":"a1","name":"pw"}}`), e(`{"jsonrpc":"2.0","id":1,"method":"attempt/resolveSecret","params":{"attemptId":"a1","name":"pw"}}`)), "engine S2C-001 engine S2C-001 engine S2C-004"},
+		{"WIRE-009: an unknown method answered with a result", append(hs, h(`{"jsonrpc":"2.0","id":2,"method":"foo/bar"}`), e(`{"jsonrpc":"2.0","id":2,"result":null}`)), "engine WIRE-009"},
+		{"WIRE-009 is not judged for a malformed request (WIRE-005: -32600)", append(hs, h(`{"jsonrpc":"2.0","id":true,"method":"foo/bar"}`), h(`{"jsonrpc":"2.0","id":3,"method":7}`), h(`{"id":4,"method":"foo/bar"}`),
+			e(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`), e(`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"no"}}`), e(`{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"no"}}`)), ""},
+		{"WIRE-009 is not judged before initialize's result", []msg{hInit, h(`{"jsonrpc":"2.0","id":2,"method":"foo/bar"}`), eInit, e(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"no"}}`)}, "harness §2.2"},
+		{"CLI-014: the client answers another server request -32601", append(hs, e(`{"jsonrpc":"2.0","id":1,"method":"attempt/ping","params":{}}`), h(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`)), "engine S2C-001 engine S2C-004"},
+		{"CLI-014: the client answers it with a result", append(hs, e(`{"jsonrpc":"2.0","id":1,"method":"attempt/ping","params":{}}`), h(`{"jsonrpc":"2.0","id":1,"result":null}`)), "engine S2C-001 engine S2C-004 harness CLI-014"},
 		{"a client answer to no server request", append(hs, h(`{"jsonrpc":"2.0","id":4,"result":{"value":"x"}}`)), "harness §1.4"},
 		{"a batch from each side", append(hs, h(`[{"jsonrpc":"2.0","id":2,"method":"foo/bar"}]`), e(`[{"jsonrpc":"2.0","id":2,"result":null}]`)), "harness §1.4 engine WIRE-008"},
 	}
