@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // frames is msgs framed, one write.
@@ -125,4 +128,51 @@ func TestMonitorCLI(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestMonitorEngineDiesWithIt: an engine does not outlive a monitor killed
+// with SIGKILL (Linux: the engine's parent-death signal).
+func TestMonitorEngineDiesWithIt(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("parent-death signal: Linux")
+	}
+	conform := filepath.Join(bins(t), "e2e-conform")
+	cmd := exec.Command(conform, "monitor", "--", "sh", "-c", "echo $$; exec sleep 300")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && !zombie(pid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling the process table
+	}
+	if syscall.Kill(pid, 0) == nil && !zombie(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the engine %d outlived the monitor", pid)
+	}
+}
+
+// zombie reports whether pid has exited and awaits its reaping.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] == "Z"
 }
