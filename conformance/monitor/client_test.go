@@ -2,6 +2,8 @@ package monitor_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +77,28 @@ func TestClientThroughMonitor(t *testing.T) {
 	}
 	if len(r.Latency) == 0 {
 		t.Errorf("no latency")
+	}
+	trace, err := os.ReadFile(dir + "/trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(trace)), "\n")
+	if len(lines) != r.Monitor.Frames {
+		t.Errorf("the trace has %d lines for %d frames", len(lines), r.Monitor.Frames)
+	}
+	for _, l := range lines {
+		var rec struct {
+			Role, Dir string
+			Frame     json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Role != "monitor" || (rec.Dir != "sent" && rec.Dir != "received") || len(rec.Frame) == 0 {
+			t.Errorf("trace line %s: %v", l, err)
+		}
+	}
+	for _, f := range []string{"report.json", "junit.xml", "report.html"} {
+		if st, err := os.Stat(dir + "/" + f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 	t.Logf("verdict: %s; requirements exercised: %v", r.Verdict, reqs)
 }

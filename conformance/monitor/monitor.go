@@ -123,7 +123,7 @@ func New(cfg Config) (*Monitor, error) {
 	}
 	m := &Monitor{cfg: cfg, schemas: s, start: time.Now(), queue: make(chan chunk, cfg.QueueChunks), done: make(chan struct{})}
 	m.pool.New = func() any { b := make([]byte, readSize); return &b }
-	m.rec = newRecorder(cfg.Judge)
+	m.rec = newRecorder(cfg.Judge, cfg.Trace != "")
 	return m, nil
 }
 

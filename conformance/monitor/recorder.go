@@ -73,6 +73,7 @@ type connRec struct {
 // Monitor's mu guards it).
 type recorder struct {
 	judge    Judge
+	tracing  bool // --trace asked: frames are kept for it
 	conns    map[*connState]*connRec
 	closed   []*connState // connections ended, for the unjudged count
 	reqs     map[string]*reqStat
@@ -86,8 +87,8 @@ type recorder struct {
 	start    time.Time
 }
 
-func newRecorder(j Judge) *recorder {
-	return &recorder{judge: j, conns: map[*connState]*connRec{}, reqs: map[string]*reqStat{}, methods: map[string]*methodStat{}, start: time.Now()}
+func newRecorder(j Judge, tracing bool) *recorder {
+	return &recorder{judge: j, tracing: tracing, conns: map[*connState]*connRec{}, reqs: map[string]*reqStat{}, methods: map[string]*methodStat{}, start: time.Now()}
 }
 
 // harnessRule reports whether requirement id is judged on the harness's
@@ -213,7 +214,9 @@ func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) {
 	if len(c.recent) > recentFrames {
 		c.recent = c.recent[len(c.recent)-recentFrames:]
 	}
-	r.traceFrame(c.id, ch, content)
+	if r.tracing {
+		r.traceFrame(c.id, ch, content)
+	}
 	seen := c.conn.Frame(sink, ch.from, content)
 	for _, v := range seen.Secrets {
 		if len(r.secrets) < maxSecrets && v != "" {
