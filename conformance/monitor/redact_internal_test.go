@@ -2,6 +2,8 @@ package monitor
 
 import (
 	"encoding/json"
+	"encoding/xml"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +47,47 @@ func TestSecretsRedacted(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "[redacted]") {
 		t.Errorf("nothing redacted:\n%s", b)
+	}
+}
+
+// TestJUnitHarnessViolationFails: a violation of a harness rule named by
+// its section (no catalog row) is a JUnit failure, not a skipped case or a
+// warning; a requirement exercised without violation is skipped.
+func TestJUnitHarnessViolationFails(t *testing.T) {
+	m, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.newConn()
+	feed := func(from traffic.Side, msg string) {
+		m.rec.chunk(m.schemas, chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now()}, true)
+	}
+	feed(traffic.Harness, `{"jsonrpc":"2.0","id":1,"method":"engine/observe","params":{}}`)
+	r := m.build(0)
+	path := t.TempDir() + "/junit.xml"
+	if err := r.writeJUnit(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts struct {
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(b, &ts); err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, c := range ts.Cases {
+		failed[strings.Fields(c.Name)[0]] = c.Failure != nil
+	}
+	if !failed["§2.2"] || !failed["§5.13"] || ts.Skipped == 0 {
+		t.Errorf("JUnit: %d failures, %d skipped, cases %v\n%s", ts.Failures, ts.Skipped, failed, b)
 	}
 }

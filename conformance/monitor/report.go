@@ -233,7 +233,7 @@ func (m *Monitor) write(r *Report, trace [][]byte, traceOut int, secrets []strin
 		}
 	}
 	if p := m.cfg.JUnit; p != "" {
-		if err := r.Result.WriteJUnit(p); err != nil {
+		if err := r.writeJUnit(p); err != nil {
 			return fmt.Errorf("writing the JUnit report: %w", err)
 		}
 	}
