@@ -6,11 +6,14 @@
 // on the engine's side and on the harness's. It writes a report in the
 // suite's formats (conformance/report) at exit and on SIGUSR1.
 //
-// The relay never waits for the judge: each direction copies what it reads
-// straight to the other side, after handing a copy to a bounded queue the
-// judge reads. When the queue is full the bytes are relayed all the same,
-// and the connection's traffic from then on is counted, not judged (its
-// state is no longer known). Memory does not grow with the session's length:
+// The relay never waits for the judge: each direction writes what it reads
+// straight to the other side, and only then hands a copy to a bounded
+// queue the judge reads. Each read takes its connection's next sequence
+// number before it is relayed, and the judge takes a connection's reads in
+// that order, so a harness frame is judged before the engine's answer to
+// it. When the queue is full the bytes are relayed all the same, and the
+// connection's traffic from then on is counted, not judged (its state is
+// no longer known). Memory does not grow with the session's length:
 // the queue, each connection's recent frames and the kept violations are
 // bounded.
 package monitor
@@ -83,6 +86,11 @@ type chunk struct {
 	at   time.Time
 	end  bool
 	buf  *[]byte // the pooled buffer data lives in
+	// seq is the read's place among its connection's reads, both
+	// directions: taken before the read is relayed, so a harness frame
+	// comes before the engine's answer to it even though each read is
+	// handed to the judge after it was relayed.
+	seq uint64
 	// barrier, when set, is closed by the judge when it reaches the chunk:
 	// everything queued before it is judged.
 	barrier chan struct{}
@@ -124,14 +132,16 @@ func New(cfg Config) (*Monitor, error) {
 	m := &Monitor{cfg: cfg, schemas: s, start: time.Now(), queue: make(chan chunk, cfg.QueueChunks), done: make(chan struct{})}
 	m.pool.New = func() any { b := make([]byte, readSize); return &b }
 	m.rec = newRecorder(cfg.Judge, cfg.Trace != "")
+	m.rec.release = func(b *[]byte) { m.pool.Put(b) }
 	return m, nil
 }
 
 // connState is one relayed connection.
 type connState struct {
 	id    int
-	lost  atomic.Bool  // the queue overflowed: no longer judged
-	bytes atomic.Int64 // bytes relayed unjudged (the queue was full)
+	seq   atomic.Uint64 // the last read's seq
+	lost  atomic.Bool   // the queue overflowed: no longer judged
+	bytes atomic.Int64  // bytes relayed unjudged (the queue was full)
 	// outOfStep is the bytes relayed unjudged after a framing fault put
 	// the connection out of step (judge only).
 	outOfStep atomic.Int64
@@ -141,9 +151,9 @@ func (m *Monitor) newConn() *connState {
 	return &connState{id: int(m.nconn.Add(1))}
 }
 
-// tee hands a copy of b to the judge, or counts it unjudged when the
-// queue is full. It never blocks.
-func (m *Monitor) tee(c *connState, from traffic.Side, b []byte) {
+// tee hands a copy of b, the read seq of c read at at, to the judge, or
+// counts it unjudged when the queue is full. It never blocks.
+func (m *Monitor) tee(c *connState, from traffic.Side, b []byte, seq uint64, at time.Time) {
 	if c.lost.Load() {
 		c.bytes.Add(int64(len(b)))
 		return
@@ -151,7 +161,7 @@ func (m *Monitor) tee(c *connState, from traffic.Side, b []byte) {
 	bp := m.pool.Get().(*[]byte)
 	n := copy(*bp, b)
 	select {
-	case m.queue <- chunk{conn: c, from: from, data: (*bp)[:n], at: time.Now(), buf: bp}:
+	case m.queue <- chunk{conn: c, from: from, data: (*bp)[:n], at: at, buf: bp, seq: seq}:
 	default:
 		m.pool.Put(bp)
 		c.lost.Store(true)
@@ -162,27 +172,33 @@ func (m *Monitor) tee(c *connState, from traffic.Side, b []byte) {
 // teeEnd tells the judge a direction ended; a full queue loses the
 // connection as tee does.
 func (m *Monitor) teeEnd(c *connState, from traffic.Side) {
+	seq := c.seq.Add(1)
 	if c.lost.Load() {
 		return
 	}
 	select {
-	case m.queue <- chunk{conn: c, from: from, end: true, at: time.Now()}:
+	case m.queue <- chunk{conn: c, from: from, end: true, at: time.Now(), seq: seq}:
 	default:
 		c.lost.Store(true)
 	}
 }
 
-// relay copies src to dst until src ends or dst fails, teeing every read
-// to the judge first (the judge then sees a harness frame before the
-// engine can answer it). It returns the error that stopped it (nil at EOF).
+// relay copies src to dst until src ends or dst fails, and then hands
+// each read to the judge: the copy comes first, the judge's share after
+// it, off the relay's way. Each read takes its connection's next seq
+// before it is relayed, so the judge, which judges a connection's reads in
+// seq order, sees a harness frame before the engine's answer to it. It
+// returns the error that stopped it (nil at EOF).
 func (m *Monitor) relay(dst io.Writer, src io.Reader, c *connState, from traffic.Side) error {
 	buf := make([]byte, readSize)
 	defer m.teeEnd(c, from)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			m.tee(c, from, buf[:n])
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			at, seq := time.Now(), c.seq.Add(1)
+			_, werr := dst.Write(buf[:n])
+			m.tee(c, from, buf[:n], seq, at)
+			if werr != nil {
 				return fmt.Errorf("relaying %s's bytes: %w", from, werr)
 			}
 		}
@@ -221,11 +237,8 @@ func (m *Monitor) judgeChunk(ch chunk) {
 		return
 	}
 	m.mu.Lock()
-	m.rec.chunk(m.schemas, ch, m.cfg.Command != nil)
+	m.rec.accept(m.schemas, ch, m.cfg.Command != nil)
 	m.mu.Unlock()
-	if ch.buf != nil {
-		m.pool.Put(ch.buf)
-	}
 }
 
 // judged waits until the judge has judged every read queued so far (it

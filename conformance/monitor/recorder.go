@@ -67,6 +67,10 @@ type connRec struct {
 	sentAt   map[string]time.Time // the harness's pending request ids
 	ended    int                  // directions ended
 	unjudged *connState
+	// next is the seq of the read to judge next; held are the reads that
+	// arrived before it (at most the queue's length)
+	next uint64
+	held map[uint64]chunk
 }
 
 // recorder keeps what the judge found. Not safe for concurrent use (the
@@ -85,6 +89,8 @@ type recorder struct {
 	traceLen int
 	traceOut int // lines left out past traceCap
 	start    time.Time
+	// release hands a read's buffer back once it is judged (nil: none)
+	release func(*[]byte)
 }
 
 func newRecorder(j Judge, tracing bool) *recorder {
@@ -148,10 +154,17 @@ func (r *recorder) connOf(cs *connState, rules traffic.Rules, spawn bool) *connR
 	c := r.conns[cs]
 	if c == nil {
 		if len(r.conns) >= maxConns {
+			for other := range r.conns {
+				if other.lost.Load() {
+					r.drop(other)
+				}
+			}
+		}
+		if len(r.conns) >= maxConns {
 			cs.lost.Store(true)
 			return nil
 		}
-		c = &connRec{id: cs.id, conn: traffic.NewConn(rules), sentAt: map[string]time.Time{}, unjudged: cs,
+		c = &connRec{id: cs.id, conn: traffic.NewConn(rules), sentAt: map[string]time.Time{}, unjudged: cs, next: 1, held: map[uint64]chunk{},
 			deframe: map[traffic.Side]*traffic.Deframer{
 				traffic.Harness: {From: traffic.Harness},
 				traffic.Engine:  {From: traffic.Engine, Spawn: spawn},
@@ -161,12 +174,60 @@ func (r *recorder) connOf(cs *connState, rules traffic.Rules, spawn bool) *connR
 	return c
 }
 
-// chunk judges one read.
-func (r *recorder) chunk(s *schema.Set, ch chunk, spawn bool) {
+// accept takes one read of a connection and judges, in seq order, every
+// read of it that is due. A connection the queue lost is dropped.
+func (r *recorder) accept(s *schema.Set, ch chunk, spawn bool) {
+	if ch.conn.lost.Load() {
+		r.release1(ch)
+		r.drop(ch.conn)
+		return
+	}
 	c := r.connOf(ch.conn, traffic.Rules{Schemas: s}, spawn)
+	if c == nil {
+		r.release1(ch)
+		return
+	}
+	if ch.seq != c.next {
+		c.held[ch.seq] = ch
+		return
+	}
+	for {
+		r.chunk(c, ch)
+		r.release1(ch)
+		c.next++
+		next, ok := c.held[c.next]
+		if !ok || r.conns[ch.conn] == nil {
+			return
+		}
+		delete(c.held, c.next)
+		ch = next
+	}
+}
+
+func (r *recorder) release1(ch chunk) {
+	if ch.buf != nil && r.release != nil {
+		r.release(ch.buf)
+	}
+}
+
+// drop forgets a connection the queue lost (its bytes are counted by the
+// relay from then on).
+func (r *recorder) drop(cs *connState) {
+	c := r.conns[cs]
 	if c == nil {
 		return
 	}
+	for _, h := range c.held {
+		r.release1(h)
+	}
+	delete(r.conns, cs)
+	if len(r.closed) < maxConns {
+		r.closed = append(r.closed, cs)
+	}
+}
+
+// chunk judges one read of c, in its turn.
+func (r *recorder) chunk(c *connRec, ch chunk) {
 	sink := frameSink{r: r, c: c}
 	d := c.deframe[ch.from]
 	if ch.end {
@@ -181,9 +242,6 @@ func (r *recorder) chunk(s *schema.Set, ch chunk, spawn bool) {
 			}
 		}
 		return
-	}
-	if ch.conn.lost.Load() {
-		return // counted by the relay from the overflow on
 	}
 	if c.deframe[traffic.Harness].Lost() || c.deframe[traffic.Engine].Lost() {
 		// A direction out of step: neither side's state is known any

@@ -24,7 +24,7 @@ func TestSecretsRedacted(t *testing.T) {
 	esc, _ := json.Marshal(secret)
 	c := m.newConn()
 	feed := func(from traffic.Side, msg string) {
-		m.rec.chunk(m.schemas, chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now()}, true)
+		m.rec.accept(m.schemas, chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now(), seq: c.seq.Add(1)}, true)
 	}
 	feed(traffic.Harness, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"t"},"role":"worker"}}`)
 	feed(traffic.Engine, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"manifest":{}}}`)
@@ -60,7 +60,7 @@ func TestJUnitHarnessViolationFails(t *testing.T) {
 	}
 	c := m.newConn()
 	feed := func(from traffic.Side, msg string) {
-		m.rec.chunk(m.schemas, chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now()}, true)
+		m.rec.accept(m.schemas, chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now(), seq: c.seq.Add(1)}, true)
 	}
 	feed(traffic.Harness, `{"jsonrpc":"2.0","id":1,"method":"engine/observe","params":{}}`)
 	r := m.build(0)
@@ -89,5 +89,34 @@ func TestJUnitHarnessViolationFails(t *testing.T) {
 	}
 	if !failed["§2.2"] || !failed["§5.13"] || ts.Skipped == 0 {
 		t.Errorf("JUnit: %d failures, %d skipped, cases %v\n%s", ts.Failures, ts.Skipped, failed, b)
+	}
+}
+
+// TestReadsJudgedInSeqOrder: a connection's reads reach the judge in the
+// order they were handed over, after they were relayed; the judge takes
+// them in seq order (taken before relaying), so an answer handed over
+// before its request is still judged after it, and is no stray.
+func TestReadsJudgedInSeqOrder(t *testing.T) {
+	m, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.newConn()
+	read := func(from traffic.Side, msg string) chunk {
+		return chunk{conn: c, from: from, data: frame.Append(nil, []byte(msg)), at: time.Now(), seq: c.seq.Add(1)}
+	}
+	hello := []chunk{
+		read(traffic.Harness, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"t"},"role":"worker"}}`),
+		read(traffic.Engine, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}`),
+	}
+	// The answer is handed over first, then the request.
+	m.rec.accept(m.schemas, hello[1], true)
+	if m.rec.frames != 0 {
+		t.Fatalf("a read was judged before the one before it: %d frames", m.rec.frames)
+	}
+	m.rec.accept(m.schemas, hello[0], true)
+	r := m.build(0)
+	if r.Monitor.Frames != 2 || len(r.Monitor.Violations) != 0 {
+		t.Errorf("%d frames, violations %v", r.Monitor.Frames, r.Monitor.Violations)
 	}
 }

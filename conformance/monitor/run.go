@@ -52,8 +52,9 @@ func Run(ctx context.Context, cfg Config) (*Report, int, error) {
 	return r, r.ExitCode, err
 }
 
-// snapshot writes the reports of what was relayed so far (SIGUSR1): the
-// judge first catches up with the reads queued before the signal.
+// snapshot writes the reports of what was judged so far (SIGUSR1): the
+// judge first catches up with the reads handed to it before the signal (a
+// read is handed over once relayed: one being relayed may be missing).
 func (m *Monitor) snapshot() {
 	m.judged()
 	if _, err := m.Snapshot(0); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/frame"
 )
 
-// TestSignals: SIGUSR1 writes the report of what was seen so far while
+// TestSignals: SIGUSR1 writes the report of what was judged so far while
 // the session goes on; SIGTERM is forwarded to the engine, whose end ends
 // the session with its status.
 func TestSignals(t *testing.T) {
@@ -42,9 +42,12 @@ func TestSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	sigs <- syscall.SIGUSR1
+	// The report holds what was judged when the signal came: the reads
+	// handed to the judge by then (a read is handed over once relayed, so
+	// the last one may still be on its way).
 	r := <-reports
-	if r.Monitor.Frames != 2 {
-		t.Errorf("the SIGUSR1 report saw %d frames, want 2", r.Monitor.Frames)
+	if r.Monitor.Frames > 2 {
+		t.Errorf("the SIGUSR1 report saw %d frames of 2", r.Monitor.Frames)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.json")); err != nil {
 		t.Errorf("no report file at SIGUSR1: %v", err)
@@ -54,6 +57,9 @@ func TestSignals(t *testing.T) {
 	o := <-done
 	inW.Close()
 	inR.Close()
+	if final := <-reports; final.Monitor.Frames != 2 {
+		t.Errorf("the final report saw %d frames, want 2", final.Monitor.Frames)
+	}
 	if o.err != nil || o.code == 0 {
 		t.Errorf("after SIGTERM the session ended with %d, %v; want the engine's non-zero status", o.code, o.err)
 	}
