@@ -249,11 +249,11 @@ func (r *recorder) chunk(c *connRec, ch chunk) {
 		ch.conn.outOfStep.Add(int64(len(ch.data)))
 		return
 	}
-	d.Feed(sink, ch.data, func(content []byte) {
+	d.Feed(sink, ch.data, func(content []byte) bool {
 		if c.deframe[traffic.Harness].Lost() || c.deframe[traffic.Engine].Lost() {
-			return
+			return true
 		}
-		r.frame(c, sink, ch, content)
+		return r.frame(c, sink, ch, content)
 	})
 }
 
@@ -265,7 +265,8 @@ func arrow(from traffic.Side) string {
 	return "engine → harness"
 }
 
-func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) {
+// frame judges one frame's content and reports whether it was JSON.
+func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) bool {
 	r.frames++
 	line := fmt.Sprintf("conn %d %s: %s", c.id, arrow(ch.from), clipFrame(content))
 	c.recent = append(c.recent, line)
@@ -276,18 +277,21 @@ func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) {
 		r.traceFrame(c.id, ch, content)
 	}
 	seen := c.conn.Frame(sink, ch.from, content)
+	if seen.Kind == traffic.KindInvalid {
+		return false
+	}
 	for _, v := range seen.Secrets {
 		if len(r.secrets) < maxSecrets && v != "" {
 			r.secrets = append(r.secrets, v)
 		}
 	}
 	if seen.Method == "" {
-		return
+		return true
 	}
 	ms := r.methods[seen.Method]
 	if ms == nil {
 		if len(r.methods) >= 256 {
-			return
+			return true
 		}
 		ms = &methodStat{}
 		r.methods[seen.Method] = ms
@@ -305,7 +309,7 @@ func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) {
 	case seen.Kind == traffic.KindResponse && ch.from == traffic.Engine:
 		at, ok := c.sentAt[seen.ID]
 		if !ok {
-			return
+			return true
 		}
 		delete(c.sentAt, seen.ID)
 		took := ch.at.Sub(at)
@@ -322,6 +326,7 @@ func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) {
 			ms.samples[ms.calls%latencySamples] = took
 		}
 	}
+	return true
 }
 
 // clipFrame is content for an exchange: bounded, valid UTF-8.

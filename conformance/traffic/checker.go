@@ -101,6 +101,9 @@ const (
 	KindNotification
 	KindResponse
 	KindBatch
+	// KindInvalid is content that is not JSON (a framing fault: the
+	// Deframer's caller reports it by returning false to Feed's emit).
+	KindInvalid
 )
 
 // Seen is what Frame learned of one frame.
@@ -130,6 +133,9 @@ func harnessViolation(s Sink, id, format string, args ...any) {
 func (c *Conn) Frame(s Sink, from Side, content []byte) Seen {
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(content, &msg) != nil || msg == nil {
+		if !json.Valid(content) {
+			return Seen{Kind: KindInvalid}
+		}
 		if len(content) > 0 && content[0] == '[' {
 			if from == Engine {
 				Batch(s, content)
@@ -162,6 +168,9 @@ type signalRef struct {
 // signalsOf returns the SignalRefs of params (§7.1: operation.signal,
 // signal, reuseSignal).
 func signalsOf(params json.RawMessage) []signalRef {
+	if !bytes.Contains(params, []byte(`ignal"`)) {
+		return nil // no signal, reuseSignal member: no decoding
+	}
 	var p struct {
 		Signal      *signalRef `json:"signal"`
 		ReuseSignal *signalRef `json:"reuseSignal"`

@@ -159,7 +159,13 @@ func TestDeframer(t *testing.T) {
 				n := 0
 				b := []byte(tc.stream)
 				for i := 0; i < len(b); i += step {
-					d.Feed(s, b[i:min(i+step, len(b))], func([]byte) { n++ })
+					d.Feed(s, b[i:min(i+step, len(b))], func(c []byte) bool {
+						if !json.Valid(c) {
+							return false
+						}
+						n++
+						return true
+					})
 				}
 				if got := strings.Join(s.names(), " "); got != tc.want || n != tc.frames {
 					t.Errorf("%d frames, violations %q; want %d, %q", n, got, tc.frames, tc.want)

@@ -1,7 +1,6 @@
 package traffic
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,8 +32,11 @@ type Deframer struct {
 func (d *Deframer) Lost() bool { return d.lost }
 
 // Feed adds bytes read from the direction and calls emit with the content
-// of every frame they complete. Framing faults go to s.
-func (d *Deframer) Feed(s Sink, b []byte, emit func(content []byte)) {
+// of every frame they complete; emit reports whether the content was JSON
+// (it decodes it anyway: Conn.Frame's Seen.Kind is not KindInvalid), so
+// that content which is not is a framing fault without a second pass over
+// every frame. Framing faults go to s.
+func (d *Deframer) Feed(s Sink, b []byte, emit func(content []byte) (isJSON bool)) {
 	if d.lost {
 		return
 	}
@@ -50,8 +52,12 @@ func (d *Deframer) Feed(s Sink, b []byte, emit func(content []byte)) {
 		}
 		content := f.Content
 		d.judgeHeader(s, f.Header)
-		if fault := contentFault(content); fault != "" {
-			d.fault(s, fmt.Sprintf("content is not UTF-8 JSON, or Content-Length (%d) does not match it: %s", len(content), fault))
+		if !utf8.Valid(content) {
+			d.fault(s, fmt.Sprintf("content is not UTF-8 JSON, or Content-Length (%d) does not match it: not UTF-8", len(content)))
+			return
+		}
+		if !emit(content) {
+			d.fault(s, fmt.Sprintf("content is not UTF-8 JSON, or Content-Length (%d) does not match it: not JSON: %q", len(content), clip(string(content))))
 			return
 		}
 		if d.From == Engine {
@@ -61,7 +67,6 @@ func (d *Deframer) Feed(s Sink, b []byte, emit func(content []byte)) {
 				s.Observed("TRN-001", "stdout frame read")
 			}
 		}
-		emit(content)
 		d.buf = d.buf[n:]
 	}
 	if len(d.buf) == 0 {
@@ -108,16 +113,4 @@ func (d *Deframer) violate(s Sink, id, msg string) {
 		return
 	}
 	s.Violation(Violation{Requirement: id, Section: sectionOf(id), Message: msg, Side: Engine})
-}
-
-// contentFault says what is wrong with content that is not UTF-8 JSON (""
-// when it is).
-func contentFault(b []byte) string {
-	if !utf8.Valid(b) {
-		return "not UTF-8"
-	}
-	if !json.Valid(b) {
-		return fmt.Sprintf("not JSON: %q", clip(string(b)))
-	}
-	return ""
 }
