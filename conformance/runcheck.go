@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
-	"github.com/e2e-conform/toolkit/protocol/engineerr"
+	"github.com/e2e-conform/toolkit/conformance/traffic"
 	"github.com/e2e-conform/toolkit/protocol/schema"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -170,14 +169,17 @@ func (c *runChecker) Sent(what string) bool {
 
 // checkServerMessage applies the run-wide checks to one message the server
 // sent: schema (WIRE-013), no null optional member (WIRE-012), error shapes
-// (ERR-001…006), and the server's requests (S2C-004).
+// (ERR-001…006), and the server's requests (S2C-004). The rules are
+// package traffic's, shared with `e2e-conform monitor`; what needs the
+// run (attempt windows, the secret-request bound, ERR-007) stays here.
 func (c *runChecker) checkServerMessage(f *frame, mc msgCtx) {
 	if f.Msg == nil {
 		return
 	}
 	c.run.checkAttemptWindow(f, mc)
+	s := c.sink(mc)
 	if f.IsResponse() {
-		c.checkResponseShape(f, mc)
+		traffic.ResponseShape(s, f.Msg, f.Content)
 		if eo, ok := f.Msg["error"]; ok {
 			c.checkError(eo, mc)
 		}
@@ -185,22 +187,14 @@ func (c *runChecker) checkServerMessage(f *frame, mc msgCtx) {
 	}
 	method := f.Method()
 	params := f.Msg["params"]
-	c.run.observed("S2C-004", "server message read")
-	c.run.observed("WIRE-012", method+" params checked")
-	c.run.observed("WIRE-013", method+" params validated")
-	switch method {
-	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment:
-		c.run.observed("S2C-003", method+" checked")
-	case wire.MethodScreen:
-		c.run.observed("S2C-002", "attempt/screen validated")
-	}
+	traffic.ServerMessageRead(s, method)
 	switch method {
 	case wire.MethodResolveSecret:
 		c.markSent("attempt/resolveSecret")
 		if id, ok := f.Msg["id"]; ok && mc.conn != nil {
 			c.run.observed("S2C-004", "attempt/resolveSecret id checked against the pending ones")
 			if mc.conn.requests.read(compactJSON(id)) {
-				c.violationIn(mc, "S2C-004", "attempt/resolveSecret reused the id %s of a request still pending (the suite had not answered it)", clip(string(id)))
+				traffic.ReusedServerRequestID(s, string(id))
 			}
 		}
 		var p struct {
@@ -216,157 +210,53 @@ func (c *runChecker) checkServerMessage(f *frame, mc msgCtx) {
 		if p.Derivation != nil {
 			c.markSent("attempt/resolveSecret with derivation")
 		}
-	case wire.MethodEngineLog, wire.MethodAppLog, wire.MethodNavigation, wire.MethodEnvironment, wire.MethodScreen:
 	default:
-		if _, isRequest := f.Msg["id"]; isRequest {
-			c.violationIn(mc, "S2C-004", "the server sent the request %s", method)
-		}
-		return
-	}
-	if err := c.schemas.ValidateServerMessage(method, params); err != nil {
-		c.violationIn(mc, "WIRE-013", "%s params: %v", method, err)
-		if strings.Contains(err.Error(), "null") {
-			c.violationIn(mc, "WIRE-012", "%s params: %v", method, err)
-		}
-		if method == wire.MethodAppLog || method == wire.MethodEngineLog || method == wire.MethodNavigation || method == wire.MethodEnvironment {
-			c.violationIn(mc, "S2C-003", "%s params: %v", method, err)
-		}
-		if method == wire.MethodScreen {
-			c.violationIn(mc, "S2C-002", "%s params: %v", method, err)
-		}
-		if method == wire.MethodResolveSecret {
-			c.violationIn(mc, "S2C-004", "%s params: %v", method, err)
+		if !traffic.ServerMethodKnown(method) {
+			_, isRequest := f.Msg["id"]
+			traffic.UnknownServerMessage(s, method, isRequest)
+			return
 		}
 	}
+	c.rules().ServerParams(s, method, params)
 	c.run.checkSecrets(mc.where, string(params))
 }
 
 // checkResult validates a result against its method's schema (WIRE-012,
 // WIRE-013).
 func (c *runChecker) checkResult(method string, raw []byte, mc msgCtx) {
-	c.run.observed("WIRE-012", "result of "+method+" checked")
-	c.run.observed("WIRE-013", "result of "+method+" validated")
-	if err := c.schemas.ValidateResult(method, raw); err != nil {
-		c.violationIn(mc, "WIRE-013", "result of %s: %v", method, err)
-		if strings.Contains(err.Error(), "null") {
-			c.violationIn(mc, "WIRE-012", "result of %s: %v", method, err)
-		}
-	}
+	c.rules().Result(c.sink(mc), method, raw)
 }
 
 func (c *runChecker) checkError(raw json.RawMessage, mc msgCtx) {
-	c.run.observed("WIRE-013", "error object validated")
-	c.run.observed("ERR-005", "error object checked")
-	c.run.observed("ERR-006", "error message checked")
-	if err := c.schemas.ValidateType("ErrorObject", raw); err != nil {
-		c.violationIn(mc, "WIRE-013", "error object: %v", err)
-	}
-	// §0.4: a sender MUST NOT write null for an absent member (WIRE-012);
-	// an error object's members, and those of its data and causes, are
-	// never null (details, the engine's own object, is not searched).
-	c.run.observed("WIRE-012", "error object checked")
-	if where := nullErrorMember(raw, "error"); where != "" {
-		c.violationIn(mc, "WIRE-012", "%s is null: an absent member is omitted, never null (§0.4)", where)
-	}
+	c.rules().ErrorObject(c.sink(mc), raw)
 	c.run.checkSecrets("the error object of "+orDefault(mc.where, "a response"), string(raw))
-	// The rules the schema cannot state: one verdict, engineerr's.
-	obj, problems := engineerr.CheckObject(raw)
-	if obj.Code == wire.CodeEngineError {
-		c.run.observed("ERR-001", "-32000 error checked")
-	}
-	switch obj.Type {
-	case "engine":
-		c.run.observed("ERR-002", "engine error "+string(obj.Engine))
-		if !obj.Engine.MayRetry() {
-			c.run.observed("ERR-003", "engine error "+string(obj.Engine)+" (retryable must be false)")
-		}
-	case "e2e":
-		c.run.observed("ERR-004", "e2e error "+string(obj.Category)+" "+obj.E2ECode)
-	}
-	for _, p := range problems {
-		c.violationIn(mc, p.Requirement, "%s", p.Message)
-	}
-}
-
-// nullErrorMember returns the path of the first null member of an error
-// object (its own members, its data's members but details, and its causes'),
-// "" when there is none.
-func nullErrorMember(raw json.RawMessage, path string) string {
-	var eo map[string]json.RawMessage
-	if json.Unmarshal(raw, &eo) != nil {
-		return ""
-	}
-	for _, k := range []string{"code", "message", "data"} {
-		if v, ok := eo[k]; ok && string(v) == "null" {
-			return path + "." + k
-		}
-	}
-	var d map[string]json.RawMessage
-	if json.Unmarshal(eo["data"], &d) != nil {
-		return ""
-	}
-	for k, v := range d {
-		if k != "details" && string(v) == "null" {
-			return path + ".data." + k
-		}
-	}
-	if c, ok := d["cause"]; ok && strings.Count(path, ".cause") < 8 {
-		return nullErrorMember(c, path+".data.cause")
-	}
-	return ""
-}
-
-// checkResponseShape applies WIRE-008 to one response the server wrote:
-// "exactly one response with "jsonrpc": "2.0", the request's id …, and
-// exactly one of result and error, an error having an integer code and a
-// string message" (§1.4).
-func (c *runChecker) checkResponseShape(f *frame, mc msgCtx) {
-	c.run.observed("WIRE-008", "response shape checked")
-	id := f.ID()
-	if v := string(f.Msg["jsonrpc"]); v != `"2.0"` {
-		if v == "" {
-			v = "no jsonrpc member"
-		}
-		c.violationIn(mc, "WIRE-008", "the response with id %s carries %s, want \"jsonrpc\": \"2.0\"", orDefault(id, "(none)"), v)
-	}
-	_, hasResult := f.Msg["result"]
-	eo, hasError := f.Msg["error"]
-	switch {
-	case hasResult && hasError:
-		c.violationIn(mc, "WIRE-008", "the response with id %s carries both result and error", id)
-	case !hasResult && !hasError:
-		c.violationIn(mc, "WIRE-008", "the response with id %s carries neither result nor error: %s", id, clip(string(f.Content)))
-	}
-	if id == "" {
-		c.violationIn(mc, "WIRE-008", "a response without an id: %s", clip(string(f.Content)))
-	}
-	if !hasError {
-		return
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(eo, &m) != nil || m == nil {
-		c.violationIn(mc, "WIRE-008", "the error of the response with id %s is not an object: %s", id, clip(string(eo)))
-		return
-	}
-	if _, isInt := wire.ParseInteger(m["code"]); !isInt {
-		c.violationIn(mc, "WIRE-008", "the error of the response with id %s has code %s, want an integer", id, orDefault(string(m["code"]), "(none)"))
-	}
-	if msg := m["message"]; len(msg) == 0 || msg[0] != '"' {
-		c.violationIn(mc, "WIRE-008", "the error of the response with id %s has message %s, want a string", id, orDefault(string(msg), "(none)"))
-	}
 }
 
 // checkBatch applies the run-wide checks to content that is a JSON array:
 // "Batches MUST NOT be sent (D3)" (§1.4), so a response inside one is not
 // the one response its request gets (WIRE-008).
 func (c *runChecker) checkBatch(content []byte, mc msgCtx) {
-	var list []map[string]json.RawMessage
-	if json.Unmarshal(content, &list) != nil {
-		return
-	}
-	for _, m := range list {
-		if _, isMsg := m["method"]; !isMsg && m != nil {
-			c.violationIn(mc, "WIRE-008", "the response with id %s came inside a batch, which §1.4 forbids (\"Batches MUST NOT be sent\"): %s", orDefault(string(m["id"]), "(none)"), clip(string(content)))
-		}
-	}
+	traffic.Batch(c.sink(mc), content)
+}
+
+// rules are the shared rules over the run's schemas.
+func (c *runChecker) rules() traffic.Rules { return traffic.Rules{Schemas: c.schemas} }
+
+// sink is where the shared rules report what they find in a message read
+// as mc says: the run's evidence and the checker's violations.
+func (c *runChecker) sink(mc msgCtx) traffic.Sink { return checkSink{c: c, mc: mc} }
+
+// checkSink is runChecker's traffic.Sink for one message.
+type checkSink struct {
+	c  *runChecker
+	mc msgCtx
+}
+
+// Observed records evidence for requirement id.
+func (s checkSink) Observed(id, what string) { s.c.run.observed(id, what) }
+
+// Violation records v against its requirement, naming the message and its
+// connection.
+func (s checkSink) Violation(v traffic.Violation) {
+	s.c.violationIn(s.mc, v.Requirement, "%s", v.Message)
 }

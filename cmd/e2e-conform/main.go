@@ -13,6 +13,8 @@
 //	e2e-conform --shard 2/3 --spawn "./my-engine" --json shard2.json
 //	e2e-conform merge shard1.json shard2.json shard3.json --json report.json
 //	e2e-conform --explain SIG-005 report.json
+//	e2e-conform monitor [--json F --html F --junit F --trace F --fail] -- ./my-engine --flag
+//	e2e-conform monitor --listen 127.0.0.1:7001 --connect 127.0.0.1:7000
 //
 // Exit status: 0 conformant, 1 non-conformant (or a stale entry of the
 // --expected-failures baseline: a listed requirement passed), 2 usage error, 3 incomplete
@@ -72,7 +74,9 @@ const endWait = 5 * time.Second
 func main() {
 	_ = procs.BecomeSubreaper()
 	private, err := os.MkdirTemp("", "e2e-conform-run-")
-	if err == nil {
+	// The monitor hands the engine the environment its harness gave it,
+	// TMPDIR included (it relays and never alters).
+	if monitoring := len(os.Args) > 1 && os.Args[1] == "monitor"; err == nil && !monitoring {
 		os.Setenv("TMPDIR", private)
 	}
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
@@ -101,6 +105,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "monitor" {
+		return runMonitor(args[1:], os.Stdin, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("e2e-conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
