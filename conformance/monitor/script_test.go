@@ -203,6 +203,7 @@ func TestEngineFaults(t *testing.T) {
 		{"early-notification", seq([]step{{send: []string{initialize}, await: 1, awaitMethod: "engine/log"}, {send: []string{initialized}}}, closing), []string{"engine LIFE-005"}},
 		{"after-shutdown-served", seq(handshake, []step{{send: []string{shutdown}, await: 1}, {send: []string{`{"jsonrpc":"2.0","id":91,"method":"shutdown"}`}, await: 1}, {send: []string{exit}}}), []string{"engine LIFE-006"}},
 		{"bad-server-request", seq(handshake, []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1, awaitMethod: "attempt/ping"}}, closing), []string{"engine S2C-004"}},
+		{"log-as-request", seq(handshake, []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1, awaitMethod: "engine/log"}}, closing), []string{"engine S2C-004"}},
 		{"notify-other-attempt", seq(handshake, []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1, awaitMethod: "attempt/navigation"}}, closing), []string{"engine S2C-001"}},
 		{"retryable-reason-kept", seq(handshake, []step{{send: []string{lifeInit}, await: 1}, {send: []string{startAttempt}, await: 1},
 			{send: []string{`{"jsonrpc":"2.0","id":6,"method":"engine/observe","params":{"operation":{"runId":"r1","attemptId":"a1","origin":"test","timeoutMs":1000,"signal":{"id":102,"aborted":true,"reason":{"code":-32000,"message":"stale","data":{"type":"engine","code":"NODE_STALE","retryable":true}}}}}}`}, await: 1}}, closing), []string{"engine SIG-005"}},

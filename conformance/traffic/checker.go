@@ -396,8 +396,8 @@ func (c *Conn) engineMessage(s Sink, msg map[string]json.RawMessage, content []b
 	if isRequest && method != wire.MethodResolveSecret && len(c.otherServer) < pendingBound {
 		c.otherServer[seen.ID] = method // answered -32601 by the client
 	}
+	ServerRequest(s, method, isRequest)
 	if !ServerMethodKnown(method) {
-		UnknownServerMessage(s, method, isRequest)
 		return seen
 	}
 	if method == wire.MethodResolveSecret && isRequest {

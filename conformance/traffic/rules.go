@@ -100,12 +100,14 @@ func ServerMethodKnown(method string) bool {
 	return false
 }
 
-// UnknownServerMessage judges a message of a method the server may not
-// send (ServerMethodKnown false): "The only request the server sends is
-// attempt/resolveSecret" (S2C-004). A notification is not judged.
-func UnknownServerMessage(s Sink, method string, isRequest bool) {
-	if isRequest {
-		engineViolation(s, "S2C-004", "the server sent the request %s", method)
+// ServerRequest judges a message the server wrote with an id, a request:
+// "The only request the server sends is attempt/resolveSecret" (S2C-004),
+// so a request of any other method breaks it, one of a notification's
+// method (engine/log with an id) included. A message without an id is not
+// judged here.
+func ServerRequest(s Sink, method string, isRequest bool) {
+	if isRequest && method != wire.MethodResolveSecret {
+		engineViolation(s, "S2C-004", "the server sent the request %s (with an id); the only request a server sends is attempt/resolveSecret", method)
 	}
 }
 
