@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,14 +56,42 @@ type connGuard struct {
 	// not opened or ended by the server, "" when none was (takeCut);
 	// cutJudges are the requirements whose own specs judge that, which it
 	// does not excuse.
-	cut       string
-	cutJudges []string
+	cut connCut
 	// lastEnd is when a connection last ended (closed by the suite or
 	// ended by the server); lastUnclean when the suite last closed one on
 	// which it had not written exit (§2.9: closed without shutdown).
 	lastEnd     time.Time
 	lastUnclean time.Time
 }
+
+// connCut says why a connection of the running spec was cut (closed
+// unserved, not opened, or ended by the server), zero when none was.
+type connCut struct {
+	why string
+	// judges are the requirements whose own specs judge the cause: a
+	// spec checking one of them is not excused.
+	judges []string
+	// endedOnly: only a failure that shows a connection ending
+	// (connEndedWords) is excused; a spec that failed otherwise (a connection
+	// refused, a wrong answer) failed for its own reasons.
+	endedOnly bool
+}
+
+// excuses reports whether the cut leaves a spec checking ids, which failed
+// with message failure, not verified rather than failed.
+func (c connCut) excuses(ids []string, failure string) bool {
+	if c.why == "" || slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(c.judges, id) }) {
+		return false
+	}
+	return !c.endedOnly || slices.ContainsFunc(connEndedWords, func(w string) bool { return strings.Contains(failure, w) })
+}
+
+// connEndedWords are what a spec's failure says when it failed because a
+// connection ended under it: the raw connection's read ("connection
+// ended", raw.go, peerend.go) and write ("the server had closed the
+// connection", raw.go), and the client library's call ("the connection to
+// ADDR was lost", protocol/client).
+var connEndedWords = []string{"connection ended", "the server had closed the connection", "was lost"}
 
 // judgedByTRN003 are the requirements a connection refused or left
 // unserved beside others breaks: their own specs are not excused by it.
@@ -145,8 +175,8 @@ func (g *connGuard) limitAndOpen() (limit, open int) {
 // cut is recorded already, with the requirements whose own specs judge
 // it. Called with g.mu held.
 func (g *connGuard) cutFor(why string, judges []string) {
-	if g.cut == "" {
-		g.cut, g.cutJudges = why, judges
+	if g.cut.why == "" {
+		g.cut = connCut{why: why, judges: judges}
 	}
 }
 
@@ -154,15 +184,15 @@ func (g *connGuard) cutFor(why string, judges []string) {
 // unserved, not opened or ended by the server ("" when none was), with the
 // requirements whose specs judge that (a spec checking one of them is not
 // excused), and forgets it.
-func (g *connGuard) takeCut() (why string, judges []string) {
+func (g *connGuard) takeCut() connCut {
 	if g == nil {
-		return "", nil
+		return connCut{}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	why, judges = g.cut, g.cutJudges
-	g.cut, g.cutJudges = "", nil
-	return why, judges
+	c := g.cut
+	g.cut = connCut{}
+	return c
 }
 
 // ended forgets c as open: closed by the suite (byServer false) or ended
@@ -181,8 +211,8 @@ func (g *connGuard) ended(c *guardedConn, byServer bool) {
 		switch {
 		case !byServer && !c.exitWritten:
 			g.lastUnclean = now
-		case byServer && !c.exitWritten && !g.lastUnclean.IsZero() && now.Sub(g.lastUnclean) < recentEnd:
-			g.cutFor(fmt.Sprintf("the server ended a connection this spec needed %s after the suite closed another without shutdown (a server must not: TRN-005, judged by its own spec)", now.Sub(g.lastUnclean).Round(time.Millisecond)), judgedByTRN005)
+		case byServer && !c.exitWritten && !g.lastUnclean.IsZero() && now.Sub(g.lastUnclean) < recentEnd && g.cut.why == "":
+			g.cut = connCut{why: fmt.Sprintf("the server ended a connection this spec needed %s after the suite closed another without shutdown (a server must not: TRN-005, judged by its own spec)", now.Sub(g.lastUnclean).Round(time.Millisecond)), judges: judgedByTRN005, endedOnly: true}
 		}
 		g.lastEnd = now
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -166,8 +165,8 @@ func (s *suite) it(text string, ids []string, labels Labels, fixture bool, body 
 			if b := s.env.brokenStream(); b != "" && rep.Failed() && !checksBreak(ids, b) && !(isRunWide(text) && envelopeBreak(b)) {
 				AddReportEntry("stream broken", b)
 			}
-			if u, judges := s.env.guard.takeCut(); u != "" && rep.Failed() && !slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(judges, id) }) {
-				AddReportEntry("connection unserved", u)
+			if cut := s.env.guard.takeCut(); rep.Failed() && cut.excuses(ids, rep.FailureMessage()) {
+				AddReportEntry("connection unserved", cut.why)
 			}
 			if rep.Failed() || unverifiedSkip(rep.Failure.Message) {
 				// The spec's own exchange, failing or not verified.
