@@ -74,8 +74,11 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+# unit: four packages at a time (-p 4, go test's default is the 2 cores):
+# the heavy packages (conformance, reference-engine, cmd/e2e-conform,
+# conformance/mutate) mostly wait on engines and browsers.
 unit: browser python xmllint
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) test -race -count=1 -p 4 -timeout 20m $(PKGS)
 
 fuzz-smoke:
 	@set -e; for t in $(FUZZ_TARGETS); do \
