@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/protocol/rpc"
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
@@ -264,23 +264,6 @@ func (x *exchange) render() string {
 	return b.String()
 }
 
-// traceRecord is one line of --trace (JSON Lines).
-type traceRecord struct {
-	T      int64           `json:"t"` // µs since the run started
-	Conn   int             `json:"conn"`
-	Role   string          `json:"role"`
-	Dir    string          `json:"dir"`
-	Method string          `json:"method,omitempty"`
-	ID     json.RawMessage `json:"id,omitempty"`
-	// Spec is the requirement IDs of the spec running then ("" between
-	// specs: discovery, the server-to-client scenario).
-	Spec string `json:"spec,omitempty"`
-	// Frame is the frame's JSON, or, when it is not JSON (NotJSON), a
-	// string of its text; secrets redacted either way.
-	Frame   json.RawMessage `json:"frame"`
-	NotJSON bool            `json:"notJSON,omitempty"`
-}
-
 // traceLog holds the --trace lines until the run ends: they are written
 // then, redacted once more with every secret the run registered (a value
 // registered after the frame that carried it, such as a derived secret,
@@ -295,24 +278,7 @@ type traceLog struct {
 
 // add records one frame.
 func (t *traceLog) add(c *connInfo, dir rpc.Direction, redacted string, spec string) {
-	rec := traceRecord{T: time.Since(t.start).Microseconds(), Conn: c.id, Role: c.role, Dir: dir.String(), Spec: spec}
-	var compact bytes.Buffer
-	// Content that is not UTF-8 (WIRE-004 sends such) is written as a
-	// string, its bad bytes as U+FFFD: every line is UTF-8 JSON.
-	if utf8.ValidString(redacted) && json.Valid([]byte(redacted)) && json.Compact(&compact, []byte(redacted)) == nil {
-		rec.Frame = compact.Bytes()
-		var m struct {
-			Method string          `json:"method"`
-			ID     json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(rec.Frame, &m) == nil {
-			rec.Method, rec.ID = m.Method, m.ID
-		}
-	} else {
-		s, _ := json.Marshal(redacted) // invalid UTF-8 becomes U+FFFD
-		rec.Frame, rec.NotJSON = s, true
-	}
-	line, err := json.Marshal(rec)
+	line, err := report.TraceLine(report.TraceRecord{T: time.Since(t.start).Microseconds(), Conn: c.id, Role: c.role, Dir: dir.String(), Spec: spec}, []byte(redacted))
 	if err != nil {
 		return
 	}

@@ -1,13 +1,10 @@
 package monitor
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/e2e-conform/toolkit/conformance/report"
 	"github.com/e2e-conform/toolkit/conformance/traffic"
@@ -338,18 +335,6 @@ func clipFrame(b []byte) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-// traceRecord is one --trace line (the suite's fields, conformance/trace.go).
-type traceRecord struct {
-	T       int64           `json:"t"`
-	Conn    int             `json:"conn"`
-	Role    string          `json:"role"`
-	Dir     string          `json:"dir"`
-	Method  string          `json:"method,omitempty"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Frame   json.RawMessage `json:"frame"`
-	NotJSON bool            `json:"notJSON,omitempty"`
-}
-
 func (r *recorder) traceFrame(conn int, ch chunk, content []byte) {
 	if r.traceLen > traceCap {
 		r.traceOut++
@@ -359,22 +344,7 @@ func (r *recorder) traceFrame(conn int, ch chunk, content []byte) {
 	if ch.from == traffic.Harness {
 		dir = "sent"
 	}
-	rec := traceRecord{T: ch.at.Sub(r.start).Microseconds(), Conn: conn, Role: "monitor", Dir: dir}
-	var compact bytes.Buffer
-	if utf8.Valid(content) && json.Compact(&compact, content) == nil {
-		rec.Frame = compact.Bytes()
-		var m struct {
-			Method string          `json:"method"`
-			ID     json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(rec.Frame, &m) == nil {
-			rec.Method, rec.ID = m.Method, m.ID
-		}
-	} else {
-		s, _ := json.Marshal(string(content))
-		rec.Frame, rec.NotJSON = s, true
-	}
-	line, err := json.Marshal(rec)
+	line, err := report.TraceLine(report.TraceRecord{T: ch.at.Sub(r.start).Microseconds(), Conn: conn, Role: "monitor", Dir: dir}, content)
 	if err != nil {
 		return
 	}
