@@ -22,18 +22,13 @@ func TestClientThroughMonitor(t *testing.T) {
 	tr, sv := throughMonitor(t, monitor.Config{JSON: dir + "/report.json", Trace: dir + "/trace.jsonl", JUnit: dir + "/junit.xml", HTML: dir + "/report.html"}, bins.Path(t, "example-engine"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.Open(ctx, client.ConnConfig{Transport: tr, Schemas: schemas, ClientInfo: wire.ClientInfo{Name: "monitor-test"}, Context: clientContext()})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	c := clientSession(ctx, t, tr, "t")
 	must := func(what string, err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	must("init", c.Init(ctx, wire.InitParams{RunID: "r1", TargetName: "t", ProjectRoot: "/tmp", Env: map[string]string{}}))
-	must("startAttempt", c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: t.TempDir()}))
 	op := client.Op{RunID: "r1"}
 	for range 3 {
 		_, err := c.Observe(ctx, op, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"hash"
 	"io"
@@ -17,8 +18,10 @@ import (
 
 	"github.com/e2e-conform/toolkit/conformance/monitor"
 	"github.com/e2e-conform/toolkit/internal/testbin"
+	"github.com/e2e-conform/toolkit/protocol/client"
 	"github.com/e2e-conform/toolkit/protocol/schema"
 	"github.com/e2e-conform/toolkit/protocol/transport"
+	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 var bins = testbin.New(
@@ -221,4 +224,41 @@ func (sv *served) checkBytes(t *testing.T) {
 	if sv.wrote.n == 0 || sv.read.n == 0 {
 		t.Errorf("nothing crossed the monitor: %d bytes in, %d out", sv.wrote.n, sv.read.n)
 	}
+}
+
+// monitorReport is what the tests read of a monitor's --json report.
+type monitorReport struct {
+	Verdict string           `json:"verdict"`
+	Monitor monitor.Coverage `json:"monitor"`
+}
+
+// readMonitorReport reads the monitor's --json report at path.
+func readMonitorReport(t *testing.T, path string) monitorReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no monitor report: %v", err)
+	}
+	var r monitorReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("the monitor report %s: %v", path, err)
+	}
+	return r
+}
+
+// clientSession opens the toolkit's client over tr and starts attempt a1
+// of run r1 for target; a failed step fails t.
+func clientSession(ctx context.Context, t *testing.T, tr transport.Transport, target string) *client.Conn {
+	t.Helper()
+	c, err := client.Open(ctx, client.ConnConfig{Transport: tr, Schemas: schemas, ClientInfo: wire.ClientInfo{Name: "monitor-test"}, Context: clientContext()})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if err := c.Init(ctx, wire.InitParams{RunID: "r1", TargetName: target, ProjectRoot: t.TempDir(), Env: map[string]string{}}); err != nil {
+		t.Fatalf("init: %v", err)
+	}
+	if err := c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: t.TempDir()}); err != nil {
+		t.Fatalf("startAttempt: %v", err)
+	}
+	return c
 }

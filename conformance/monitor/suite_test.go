@@ -1,14 +1,10 @@
 package monitor_test
 
 import (
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/e2e-conform/toolkit/conformance/monitor"
 )
 
 // TestSuiteThroughMonitor: the conformance suite (--only one requirement)
@@ -49,17 +45,7 @@ func TestSuiteThroughMonitor(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, p := range paths {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var r struct {
-					Verdict string           `json:"verdict"`
-					Monitor monitor.Coverage `json:"monitor"`
-				}
-				if err := json.Unmarshal(b, &r); err != nil {
-					t.Fatal(err)
-				}
+				r := readMonitorReport(t, p)
 				for _, v := range r.Monitor.Violations {
 					seen[string(v.Side)+" "+v.Requirement] = true
 					if c.want == "" {

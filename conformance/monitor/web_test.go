@@ -18,7 +18,6 @@ import (
 	"github.com/e2e-conform/toolkit/conformance/monitor"
 	"github.com/e2e-conform/toolkit/internal/testbin"
 	"github.com/e2e-conform/toolkit/protocol/client"
-	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
 // webSet is the binaries of the web tests (Chromium behind them).
@@ -36,21 +35,16 @@ func TestWebEngineThroughMonitor(t *testing.T) {
 	tr, sv := throughMonitor(t, monitor.Config{}, webBin(t, "e2e-web-engine"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := client.Open(ctx, client.ConnConfig{Transport: tr, Schemas: schemas, ClientInfo: wire.ClientInfo{Name: "monitor-test"}, Context: clientContext()})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	c := clientSession(ctx, t, tr, "web")
 	must := func(what string, err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	must("init", c.Init(ctx, wire.InitParams{RunID: "r1", TargetName: "web", ProjectRoot: t.TempDir(), Env: map[string]string{}}))
-	must("startAttempt", c.StartAttempt(ctx, wire.StartAttemptParams{AttemptID: "a1", ArtifactsDir: t.TempDir()}))
 	op := client.Op{RunID: "r1"}
 	must("open", c.Open(ctx, op, app.URL+"/counter"))
-	_, err = c.Observe(ctx, op, nil)
+	_, err := c.Observe(ctx, op, nil)
 	must("observe", err)
 	must("endAttempt", c.EndAttempt(ctx, 5000))
 	must("dispose", c.Dispose(ctx, 5000, nil))
@@ -107,17 +101,10 @@ func TestMCPThroughMonitor(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	b, err := os.ReadFile(reportPath)
-	if err != nil {
+	if _, err := os.Stat(reportPath); err != nil {
 		t.Fatalf("no monitor report: %v\n%s", err, stderr.String())
 	}
-	var r struct {
-		Verdict string           `json:"verdict"`
-		Monitor monitor.Coverage `json:"monitor"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readMonitorReport(t, reportPath)
 	for _, v := range r.Monitor.Violations {
 		t.Errorf("violation %s (%s at fault): %s\n%s", v.Requirement, v.Side, v.Message, v.Exchange)
 	}
