@@ -93,3 +93,34 @@ func TestSocketFaultFailsOnlyItsRequirement(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokenResponseShapeFailsOnlyWIRE008: an engine whose responses to
+// void methods carry neither result nor error (response-neither) breaks
+// WIRE-008 (and the result schema, WIRE-012/013), not the S2C
+// requirements whose scenarios read those answers: they once failed on
+// "the result of lifecycle/init", and S2C-005 was not applicable under
+// --only because its provocation stopped at that answer (issue 25). Now
+// S2C-005 passes (the engine answers deriveSecret as it must) and the
+// other S2C specs are at most not verified.
+func TestBrokenResponseShapeFailsOnlyWIRE008(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite")
+	}
+	t.Parallel()
+	_, res, out := conform(t, "--spawn", filepath.Join(bins(t), "saboteur")+" --fault response-neither", "--only", "S2C,WIRE-008")
+	st := map[string]report.Status{}
+	for _, r := range res.Requirements {
+		st[r.ID] = r.Status
+	}
+	if st["WIRE-008"] != report.Failed {
+		t.Errorf("WIRE-008 %s, want failed\n%s", st["WIRE-008"], out)
+	}
+	if st["S2C-005"] != report.Passed {
+		t.Errorf("S2C-005 %s, want passed (the provocation reads answers without demanding results)", st["S2C-005"])
+	}
+	for id, s := range st {
+		if strings.HasPrefix(id, "S2C-") && s == report.Failed {
+			t.Errorf("%s failed: the engine broke WIRE-008, judged run-wide", id)
+		}
+	}
+}
