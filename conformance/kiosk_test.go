@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/e2e-conform/toolkit/conformance/catalog"
 	"github.com/e2e-conform/toolkit/conformance/report"
 )
 
@@ -32,6 +34,13 @@ var kioskKnownDefects = map[string]string{
 	// the request arrive after the endAttempt response.
 	"S2C-001": "§6.6: attempt/resolveSecret is \"Allowed from the receipt of startAttempt to the endAttempt response\"; the kiosk can write it after its endAttempt response (a race in unlock_admin)",
 }
+
+// kioskSecretRaceIDs and kioskSecretRaceReason: the known race of
+// S2C-001 (kioskKnownDefects) seen from the secret scenario of S2C-005…008,
+// whose request the kiosk wrote after the endAttempt response.
+var kioskSecretRaceIDs = []string{"S2C-005", "S2C-006", "S2C-007", "S2C-008"}
+
+const kioskSecretRaceReason = "the server sent no attempt/resolveSecret in the suite's secret scenario"
 
 // python3 returns the path of python3, failing the test when it is
 // missing: `make test` installs it (the Makefile's python target).
@@ -133,10 +142,31 @@ func TestIndependentKioskEngine(t *testing.T) {
 					t.Logf("the known defect of the kiosk showed: %s failed", id)
 				}
 			}
+			// The same race can leave the secret scenario of S2C-005…008
+			// without the request (it came after the endAttempt
+			// response): not verified, the run incomplete. Any other
+			// requirement not verified is the suite's to explain.
+			var unverified []string
+			secretRace := false
+			for _, r := range res.Requirements {
+				if r.Status != report.NotVerified || r.Level != string(catalog.Must) {
+					continue
+				}
+				if slices.Contains(kioskSecretRaceIDs, r.ID) && strings.Contains(r.Reason, kioskSecretRaceReason) {
+					secretRace = true
+					t.Logf("the known defect of the kiosk showed: %s not verified: %s", r.ID, r.Reason)
+					continue
+				}
+				unverified = append(unverified, r.ID+": "+r.Reason)
+			}
+			if len(unverified) > 0 {
+				t.Logf("not verified: %s", strings.Join(unverified, "\n"))
+			}
 			switch {
 			case len(res.Requirements) == 0:
 				t.Fatalf("exit %d and no report\n%s", code, tail(out))
 			case code == report.ExitNonConformant && known && len(failed) == 0:
+			case code == report.ExitIncomplete && secretRace && len(unverified) == 0 && len(failed) == 0:
 			case run.profile == "core" && code != report.ExitConformant:
 				t.Errorf("core: exit %d (%s), want conformant (0)\n%s", code, res.Reason, tail(out))
 			case run.profile == "full" && code != report.ExitConformant && code != report.ExitIncomplete:
