@@ -125,12 +125,25 @@ func TestCutRunWithAFailedMustIsNonConformant(t *testing.T) {
 				switch {
 				case r.ID == "LIFE-001" && r.Status != report.Failed:
 					t.Errorf("LIFE-001 is %s (%s), want failed (manifest-by-role)", r.Status, r.Reason)
-				case r.ID == "LIFE-017" && (r.Status != report.NotVerified || !strings.HasPrefix(r.Reason, "interrupted: ")):
+				case r.ID == "LIFE-017" && (r.Status != report.NotVerified || !cutReason(r.Reason, c.signal != 0)):
 					t.Errorf("LIFE-017 is %s (%s), want not verified, interrupted", r.Status, r.Reason)
 				}
 			}
 		})
 	}
+}
+
+// cutReason reports whether reason says a spec was cut by the end of the
+// run: "interrupted: …" when its spec was running. A signal may also land
+// between LIFE-001's spec and LIFE-017's (nothing outside the run shows
+// when the next spec starts), which leaves LIFE-017 "not run: the run was
+// interrupted …" — as true a verdict; the run timeout (20 s, LIFE-017 hangs
+// far longer) always cuts the spec while it runs.
+func cutReason(reason string, bySignal bool) bool {
+	if strings.HasPrefix(reason, "interrupted: ") {
+		return true
+	}
+	return bySignal && strings.HasPrefix(reason, "not run: the run was interrupted by a signal")
 }
 
 // signalWhen sends sig to cmd once ready holds, failing the test with
