@@ -59,9 +59,15 @@ type connGuard struct {
 	cut connCut
 	// lastEnd is when a connection last ended (closed by the suite or
 	// ended by the server); lastUnclean when the suite last closed one on
-	// which it had not written exit (§2.9: closed without shutdown).
+	// which it had not written exit (§2.9: closed without shutdown), or
+	// the server ended one on which the suite had written bytes that are
+	// not frames (a fatal framing fault ends it as a close without
+	// shutdown, §1.2, §2.6).
 	lastEnd     time.Time
 	lastUnclean time.Time
+	// uncleanCloses counts the connections the suite closed without
+	// writing exit (the pool's staleness mark, pool.go).
+	uncleanCloses int
 }
 
 // connCut says why a connection of the running spec was cut (closed
@@ -180,6 +186,17 @@ func (g *connGuard) cutFor(why string, judges []string) {
 	}
 }
 
+// uncleanCount returns how many connections the suite has closed without
+// exit; 0 over spawn (g nil).
+func (g *connGuard) uncleanCount() int {
+	if g == nil {
+		return 0
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.uncleanCloses
+}
+
 // takeCut returns why a connection of the running spec was closed
 // unserved, not opened or ended by the server ("" when none was), with the
 // requirements whose specs judge that (a spec checking one of them is not
@@ -197,7 +214,8 @@ func (g *connGuard) takeCut() connCut {
 
 // ended forgets c as open: closed by the suite (byServer false) or ended
 // by its server. A connection the server ends, on which the suite wrote no
-// exit, within recentEnd of the suite closing another without shutdown, is
+// exit, within recentEnd of the suite closing another without shutdown
+// (or of the server ending one on which the suite wrote unframed bytes), is
 // most likely ended because of that close (a socket server ending every
 // connection when one closes without shutdown): TRN-005's and TRN-004's
 // own specs judge it, and the spec that needed the connection is cut (not
@@ -209,8 +227,9 @@ func (g *connGuard) ended(c *guardedConn, byServer bool) {
 	if g.live[c] {
 		now := time.Now()
 		switch {
-		case !byServer && !c.exitWritten:
+		case !byServer && !c.exitWritten, byServer && c.unframed && !c.exitWritten:
 			g.lastUnclean = now
+			g.uncleanCloses++
 		case byServer && !c.exitWritten && !g.lastUnclean.IsZero() && now.Sub(g.lastUnclean) < recentEnd && g.cut.why == "":
 			g.cut = connCut{why: fmt.Sprintf("the server ended a connection this spec needed %s after the suite closed another without shutdown (a server must not: TRN-005, judged by its own spec)", now.Sub(g.lastUnclean).Round(time.Millisecond)), judges: judgedByTRN005, endedOnly: true}
 		}
@@ -243,6 +262,9 @@ type guardedConn struct {
 	others     []*guardedConn // open when the initialize request was written
 	stack      string
 
+	// unframed: the suite wrote bytes that are not whole frames (a
+	// header a spec wrote wrong on purpose, unframed).
+	unframed bool
 	// exitWritten: the suite wrote what looks like an exit notification
 	// (a close with shutdown, or a spec's own exit): the server ending
 	// the connection then is no sign of another's close.
@@ -295,6 +317,14 @@ func (c *guardedConn) Write(p []byte) (int, error) {
 func (c *guardedConn) Close(timeout time.Duration) error {
 	c.g.ended(c, false)
 	return c.Conn.Close(timeout)
+}
+
+// wroteUnframed notes that the suite wrote bytes on c that are not whole
+// frames: a server ending c then ends it as a close without shutdown.
+func (c *guardedConn) wroteUnframed() {
+	c.g.mu.Lock()
+	c.unframed = true
+	c.g.mu.Unlock()
 }
 
 // wrote files bytes the suite wrote; once they hold a whole initialize

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -63,32 +64,54 @@ func TestOneConnectionAtATimeIsNonConformant(t *testing.T) {
 //     opened while another is open: TRN-003 alone (issue 25: the suite's
 //     idle pooled connection made every spec opening one beside it fail in
 //     a full run and pass under --only).
-//
-// close-kills-all (every connection closed when one closes without
-// shutdown) is not a row: its collateral is a race (the server ends the
-// next spec's connection after processing the previous spec's close) that
-// the suite narrows (connguard's cut of a connection the server ended
-// right after an unclean close) but does not remove; about one core run in
-// four still fails a second requirement (issue 25, docs/kill-matrix.md).
+//   - close-kills-all closes every connection when one closes without
+//     shutdown, and unclean-close-aborts-others aborts their requests:
+//     TRN-005 alone (TRN-004 too, at random, for close-kills-all). They
+//     failed MAN-004, OBS-004, SIG-005 … at random in full runs while
+//     every raw connection ended without shutdown; now a spec's raw
+//     connections end with shutdown and exit (rawConn.release), the pool
+//     hands on no connection after an unclean close, and a connection the
+//     server ends right after one (connguard's cut) leaves its spec not
+//     verified.
 func TestSocketFaultFailsOnlyItsRequirement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite")
 	}
-	for _, tc := range []struct{ fault, want string }{
-		{"second-conn-refused", "TRN-003"},
+	for _, tc := range []struct {
+		fault, want string
+		// also: requirements the fault really breaks too, at random (a
+		// race inside the fault), which may fail beside want.
+		also []string
+	}{
+		{"second-conn-refused", "TRN-003", nil},
+		// It ends every connection open when one closes without shutdown,
+		// also one accepted while it is ending them: the new connection
+		// of TRN-004's spec, at random. The suite's own connections end
+		// with shutdown and exit (rawConn.release), and the pool hands on
+		// no connection after an unclean close: no other requirement.
+		{"close-kills-all", "TRN-005", []string{"TRN-004"}},
+		{"unclean-close-aborts-others", "TRN-005", nil},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			l := listen(t, filepath.Join(bins(t), "saboteur"), "--fault", tc.fault)
 			defer l.close()
 			code, res, out := conform(t, "--connect", l.addr)
-			var failed []string
+			var failed, others []string
+			wanted := false
 			for _, r := range res.Requirements {
-				if r.Status == report.Failed {
-					failed = append(failed, r.ID+": "+r.Reason)
+				if r.Status != report.Failed {
+					continue
+				}
+				failed = append(failed, r.ID+": "+r.Reason)
+				switch {
+				case r.ID == tc.want:
+					wanted = true
+				case !slices.Contains(tc.also, r.ID):
+					others = append(others, r.ID)
 				}
 			}
-			if code != report.ExitNonConformant || len(failed) != 1 || !strings.HasPrefix(failed[0], tc.want+": ") {
-				t.Errorf("exit %d, failed %q; want 1 with %s alone\n%s", code, failed, tc.want, out)
+			if code != report.ExitNonConformant || !wanted || len(others) > 0 {
+				t.Errorf("exit %d, failed %q; want 1 with %s (and at most %v)\n%s", code, failed, tc.want, tc.also, out)
 			}
 		})
 	}

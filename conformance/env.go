@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/e2e-conform/toolkit/protocol/client"
@@ -40,6 +41,9 @@ type runEnv struct {
 	// guard follows the socket connections (connguard.go); nil over
 	// spawn.
 	guard *connGuard
+	// releaseUnanswered is set once a raw connection's release went
+	// unanswered (raw.go): later ones close at once.
+	releaseUnanswered atomic.Bool
 	// fixtures is the fixture server FixtureURL names (fixtureserver.go).
 	fixtures *fixtureServer
 

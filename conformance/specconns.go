@@ -14,11 +14,12 @@ import (
 	"github.com/e2e-conform/toolkit/protocol/wire"
 )
 
-// raw opens a raw connection that is closed when the spec ends.
+// raw opens a raw connection that is released when the spec ends
+// (rawConn.release).
 func (e *runEnv) raw(ctx context.Context) *rawConn {
 	r, err := e.openRaw(ctx)
 	Expect(err).NotTo(HaveOccurred(), "opening a connection to the engine")
-	DeferCleanup(func() { _ = r.Close(5 * time.Second) })
+	DeferCleanup(func() { _ = r.release(5 * time.Second) })
 	return r
 }
 
