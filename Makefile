@@ -20,7 +20,8 @@ FUZZ_TARGETS := \
 	FuzzUnmarshalUnions:./protocol/wire \
 	FuzzParseKey:./protocol/wire \
 	FuzzCompile:./protocol/esregexp \
-	FuzzResolveExpression:./protocol/locate
+	FuzzResolveExpression:./protocol/locate \
+	FuzzDecodeMembers:./conformance/traffic
 
 .PHONY: all build test unit fuzz-smoke fuzz bench bench-node conform vet fmt clean kill-matrix parallel-verdicts soak mutants browser python xmllint dist chaos
 

@@ -328,11 +328,10 @@ func (r *recorder) frame(c *connRec, sink frameSink, ch chunk, content []byte) b
 
 // clipFrame is content for an exchange: bounded, valid UTF-8.
 func clipFrame(b []byte) string {
-	s := string(b)
-	if len(s) > frameClip {
-		s = s[:frameClip/2] + " … " + s[len(s)-frameClip/2:]
+	if len(b) > frameClip { // cut before the copy: frames may be megabytes
+		return strings.ToValidUTF8(string(b[:frameClip/2])+" … "+string(b[len(b)-frameClip/2:]), "\uFFFD")
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 func (r *recorder) traceFrame(conn int, ch chunk, content []byte) {

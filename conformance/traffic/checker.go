@@ -131,9 +131,9 @@ func harnessViolation(s Sink, id, format string, args ...any) {
 
 // Frame judges one frame's content written by from, and returns what it was.
 func (c *Conn) Frame(s Sink, from Side, content []byte) Seen {
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(content, &msg) != nil || msg == nil {
-		if !json.Valid(content) {
+	msg, valid := decodeMembers(content)
+	if msg == nil {
+		if !valid {
 			return Seen{Kind: KindInvalid}
 		}
 		if len(content) > 0 && content[0] == '[' {
@@ -228,7 +228,9 @@ func (c *Conn) harnessMessage(s Sink, msg map[string]json.RawMessage, content []
 		return seen
 	}
 	params := msg["params"]
-	c.window.Sent(content)
+	if method == wire.MethodStartAttempt || method == wire.MethodEndAttempt {
+		c.window.Sent(content) // only they open or close an attempt
+	}
 	seen := Seen{Kind: KindNotification, Method: method}
 	if hasID {
 		seen.Kind, seen.ID = KindRequest, compact(rawID)
