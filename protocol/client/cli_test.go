@@ -154,7 +154,7 @@ func TestCLI004ErrorClassification(t *testing.T) {
 	})
 	c := open(t, tr, func(cc *client.ConnConfig) { m := smallManifest(); cc.Manifest = &m })
 	for i, e := range errs {
-		_, err := c.Observe(context.Background(), client.Op{}, nil)
+		_, err := c.Observe(context.Background(), client.Op{RunID: "r", AttemptID: "a"}, nil)
 		if !e.ok(err) {
 			t.Errorf("case %d (%s): got %v (%T)", i, e.wire, err, err)
 		}
@@ -280,12 +280,12 @@ func TestCLI007SignalsOnTheWire(t *testing.T) {
 	pre, cancelPre := context.WithCancelCause(context.Background())
 	cancelPre(reasonErr)
 	done := make(chan error, 3)
-	go func() { _, err := c.Observe(pre, client.Op{}, nil); done <- err }()
+	go func() { _, err := c.Observe(pre, client.Op{RunID: "r", AttemptID: "a"}, nil); done <- err }()
 	shared, cancelShared := context.WithCancelCause(context.Background())
 	sig := c.NewSignal(shared)
 	sctx := client.WithSignal(shared, sig)
-	go func() { _, err := c.Observe(sctx, client.Op{}, nil); done <- err }()
-	go func() { _, err := c.Observe(sctx, client.Op{}, nil); done <- err }()
+	go func() { _, err := c.Observe(sctx, client.Op{RunID: "r", AttemptID: "a"}, nil); done <- err }()
+	go func() { _, err := c.Observe(sctx, client.Op{RunID: "r", AttemptID: "a"}, nil); done <- err }()
 	// Abort the shared signal once the peer has read all three requests.
 	<-three
 	cancelShared(nil)
@@ -338,7 +338,7 @@ func TestCLI008BudgetAndGrace(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := c.Observe(ctx, client.Op{}, nil)
+	_, err := c.Observe(ctx, client.Op{RunID: "r", AttemptID: "a"}, nil)
 	if !isCode(err, engineerr.OperationTimeout) {
 		t.Fatalf("got %v, want the OPERATION_TIMEOUT reason", err)
 	}
@@ -346,7 +346,7 @@ func TestCLI008BudgetAndGrace(t *testing.T) {
 	if ap.Reason == nil || !strings.Contains(ap.Reason.Message, "operation timed out after") || !strings.Contains(string(ap.Reason.Data), "OPERATION_TIMEOUT") {
 		t.Fatalf("abort reason %+v", ap.Reason)
 	}
-	snap, err := c.Observe(context.Background(), client.Op{}, nil)
+	snap, err := c.Observe(context.Background(), client.Op{RunID: "r", AttemptID: "a"}, nil)
 	if err != nil || snap.Root.Ref.ID != "root" {
 		t.Fatalf("call after a discarded late response: %v", err)
 	}
@@ -420,7 +420,7 @@ func TestCLI009And010Secrets(t *testing.T) {
 	if err := c.EndAttempt(ctx, 1000); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Observe(ctx, client.Op{}, nil); err != nil {
+	if _, err := c.Observe(ctx, client.Op{RunID: "r", AttemptID: "a"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "nav a1 navigated|redact a1 PASSWORD [pass cGFzcw==]"
@@ -448,7 +448,10 @@ func TestCLI012ResolveLocators(t *testing.T) {
 	}
 	w := e.NewWorker()
 	ctx := context.Background()
-	if err := w.Init(ctx, wire.InitParams{Env: map[string]string{}}); err != nil {
+	if err := w.Init(ctx, wire.InitParams{RunID: "r", Env: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.StartAttempt(ctx, "a", t.TempDir(), false); err != nil { // operations go inside an attempt (§4.3)
 		t.Fatal(err)
 	}
 	defer w.Dispose(ctx, 1000)
@@ -500,6 +503,7 @@ func TestCLI014SessionHookAndMalformedServer(t *testing.T) {
 	tr := newScripted(t, func(p *peer) {
 		p.handshake(smallManifest())
 		p.result(p.expect(wire.MethodInit), "null")
+		p.result(p.expect(wire.MethodStartAttempt), "null")
 		o := p.expect(wire.MethodObserve) // session/open never reaches the server
 		p.write(`{"jsonrpc":"2.0","id":` + string(o["id"]) + `,"result":{"root":null}}`)
 	})
@@ -507,7 +511,10 @@ func TestCLI014SessionHookAndMalformedServer(t *testing.T) {
 		Session: client.SessionHooks{Open: func(ctx context.Context, url string) error { opened = url; return nil }}})
 	w := e.NewWorker()
 	ctx := context.Background()
-	if err := w.Init(ctx, wire.InitParams{Env: map[string]string{}}); err != nil {
+	if err := w.Init(ctx, wire.InitParams{RunID: "r", Env: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.StartAttempt(ctx, "a", t.TempDir(), false); err != nil { // operations go inside an attempt (§4.3)
 		t.Fatal(err)
 	}
 	defer w.Dispose(ctx, 1000)
@@ -522,5 +529,38 @@ func TestCLI014SessionHookAndMalformedServer(t *testing.T) {
 	case <-w.Conn().Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("a malformed message did not fail the connection")
+	}
+}
+
+// An operation method without a run id, or without an attempt id while no
+// attempt is open, fails with ErrNoAttempt and sends nothing: "the client
+// never sends one" outside an attempt (§4.3), and the Operation schema
+// wants both ids non-empty (§5.13). It once went out with attemptId "".
+func TestOperationOutsideAnAttemptIsNotSent(t *testing.T) {
+	sent := make(chan string, 16)
+	tr := newScripted(t, func(p *peer) {
+		p.handshake(smallManifest())
+		for m := p.next(); m != nil; m = p.next() {
+			sent <- str(m["method"])
+			if _, ok := m["id"]; ok {
+				p.result(m, "null")
+			}
+		}
+		close(sent)
+	})
+	c := open(t, tr, func(cc *client.ConnConfig) { m := smallManifest(); cc.Manifest = &m })
+	ctx := context.Background()
+	for _, op := range []client.Op{{}, {RunID: "r"}, {AttemptID: "a"}} {
+		if _, err := c.Observe(ctx, op, nil); !errors.Is(err, client.ErrNoAttempt) {
+			t.Errorf("Observe with %+v and no attempt open: %v, want ErrNoAttempt", op, err)
+		}
+	}
+	if err := c.Close(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for m := range sent {
+		if m == wire.MethodObserve {
+			t.Errorf("engine/observe was sent outside an attempt")
+		}
 	}
 }

@@ -28,7 +28,10 @@ func TestDiscoveredManifest(t *testing.T) {
 		t.Errorf("manifest before Init: %+v", got)
 	}
 	ctx := context.Background()
-	if err := w.Init(ctx, wire.InitParams{Env: map[string]string{}}); err != nil {
+	if err := w.Init(ctx, wire.InitParams{RunID: "r", Env: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.StartAttempt(ctx, "a", t.TempDir(), false); err != nil { // operations go inside an attempt (§4.3)
 		t.Fatal(err)
 	}
 	defer w.Dispose(ctx, 1000)

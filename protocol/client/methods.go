@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -24,7 +25,26 @@ type Op struct {
 // operation builds the wire Operation and the signal for a call: the
 // context's signal (WithSignal) or a new one, and timeoutMs from the
 // context's deadline (an integer ≥ 1, D50).
-func (c *Conn) operation(ctx context.Context, op Op) (wire.Operation, *Signal) {
+//
+// An operation needs the attempt it belongs to: "Operation methods are
+// called inside an attempt, with operation.attemptId equal to the open
+// attempt's id […]; the client never sends one" outside (§4.3), and the
+// Operation schema wants a non-empty runId and attemptId (§5.13). Without
+// op's AttemptID and no attempt open on c (StartAttempt), or without its
+// RunID, the call fails with INVALID_STATE (errors.Is ErrNoAttempt) and
+// nothing is sent.
+func (c *Conn) operation(ctx context.Context, op Op) (wire.Operation, *Signal, error) {
+	attempt := op.AttemptID
+	if attempt == "" {
+		c.mu.Lock()
+		attempt = c.attempt
+		c.mu.Unlock()
+	}
+	if attempt == "" || op.RunID == "" {
+		e := engineerr.New(engineerr.InvalidState, "%v (run id %q, attempt id %q)", ErrNoAttempt, op.RunID, attempt)
+		e.Cause = ErrNoAttempt
+		return wire.Operation{}, nil, e
+	}
 	sig := c.signalFor(ctx)
 	budget := int64(DefaultOperationTimeout / time.Millisecond)
 	if d, ok := ctx.Deadline(); ok {
@@ -33,18 +53,17 @@ func (c *Conn) operation(ctx context.Context, op Op) (wire.Operation, *Signal) {
 			budget = 1
 		}
 	}
-	attempt := op.AttemptID
-	if attempt == "" {
-		c.mu.Lock()
-		attempt = c.attempt
-		c.mu.Unlock()
-	}
 	origin := op.Origin
 	if origin == "" {
 		origin = wire.OriginTest
 	}
-	return wire.Operation{Signal: ref(sig, budget), TimeoutMs: float64(budget), RunID: op.RunID, AttemptID: attempt, Origin: origin}, sig
+	return wire.Operation{Signal: ref(sig, budget), TimeoutMs: float64(budget), RunID: op.RunID, AttemptID: attempt, Origin: origin}, sig, nil
 }
+
+// ErrNoAttempt marks an operation method called with no run id, or with no
+// attempt id and no attempt open on the connection: the client sends no
+// operation outside an attempt (§4.3).
+var ErrNoAttempt = errors.New("an operation method needs a run id and an open attempt's id (§4.3: operation methods are called inside an attempt)")
 
 func (c *Conn) signalFor(ctx context.Context) *Signal {
 	if s, ok := ctx.Value(signalKey{}).(*Signal); ok && s != nil {
@@ -55,7 +74,10 @@ func (c *Conn) signalFor(ctx context.Context) *Signal {
 
 // Observe sends engine/observe (spec §4.8).
 func (c *Conn) Observe(ctx context.Context, op Op, opts *wire.EngineObserveOptions) (*wire.EngineSnapshot, error) {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	var s wire.EngineSnapshot
 	if err := c.request(ctx, wire.MethodObserve, wire.ObserveParams{Operation: o, Options: opts}, &s, sig); err != nil {
 		return nil, err
@@ -65,7 +87,10 @@ func (c *Conn) Observe(ctx context.Context, op Op, opts *wire.EngineObserveOptio
 
 // Locate sends engine/locate (spec §4.9).
 func (c *Conn) Locate(ctx context.Context, op Op, expr wire.LocatorExpression) ([]wire.SemanticNode, error) {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	var nodes []wire.SemanticNode
 	if err := c.request(ctx, wire.MethodLocate, wire.LocateParams{Expression: expr, Operation: o}, &nodes, sig); err != nil {
 		return nil, err
@@ -78,25 +103,37 @@ func (c *Conn) Locate(ctx context.Context, op Op, expr wire.LocatorExpression) (
 
 // Perform sends engine/perform (spec §4.10).
 func (c *Conn) Perform(ctx context.Context, op Op, ref wire.NodeRef, action wire.LocatorAction) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, wire.MethodPerform, wire.PerformParams{Ref: ref, Action: action, Operation: o}, nil, sig)
 }
 
 // PerformAt sends engine/performAt (spec §4.11).
 func (c *Conn) PerformAt(ctx context.Context, op Op, point wire.ViewportPoint, action wire.PointerAction) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, wire.MethodPerformAt, wire.PerformAtParams{Point: point, Action: action, Operation: o}, nil, sig)
 }
 
 // Type sends keyboard/type (spec §4.12).
 func (c *Conn) Type(ctx context.Context, op Op, text string, replace bool) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, wire.MethodType, wire.TypeParams{Text: text, Options: wire.TypeOptions{Replace: replace}, Operation: o}, nil, sig)
 }
 
 // Press sends keyboard/press (spec §4.13).
 func (c *Conn) Press(ctx context.Context, op Op, key string) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, wire.MethodPress, wire.PressParams{Key: key, Operation: o}, nil, sig)
 }
 
@@ -116,13 +153,19 @@ func (c *Conn) Capture(ctx context.Context, op Op) (*wire.EngineState, error) {
 
 // Restore sends state/restore (spec §4.15).
 func (c *Conn) Restore(ctx context.Context, op Op, state wire.EngineState) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, wire.MethodRestore, wire.RestoreParams{State: state, Operation: o}, nil, sig)
 }
 
 // Screenshot sends artifacts/screenshot (spec §4.16); label "" is absent.
 func (c *Conn) Screenshot(ctx context.Context, op Op, label string) (*wire.ScreenshotResult, error) {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	p := wire.ScreenshotParams{Operation: o}
 	if label != "" {
 		p.Label = &label
@@ -150,7 +193,10 @@ func (c *Conn) StopVideo(ctx context.Context, op Op) ([]wire.VideoSegment, error
 
 // Open sends session/open (spec §4.18).
 func (c *Conn) Open(ctx context.Context, op Op, url string) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, wire.MethodOpen, wire.OpenParams{URL: url, Operation: o}, nil, sig)
 }
 
@@ -168,7 +214,10 @@ func (c *Conn) Reset(ctx context.Context, op Op) error {
 }
 
 func (c *Conn) opOnly(ctx context.Context, method string, op Op, result any) error {
-	o, sig := c.operation(ctx, op)
+	o, sig, err := c.operation(ctx, op)
+	if err != nil {
+		return err
+	}
 	return c.request(ctx, method, wire.OperationParams{Operation: o}, result, sig)
 }
 
