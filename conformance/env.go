@@ -41,6 +41,10 @@ type runEnv struct {
 	// guard follows the socket connections (connguard.go); nil over
 	// spawn.
 	guard *connGuard
+	// runWideShared, when the shards of --parallel share the run
+	// (Config.ShardClaims), lets one shard alone run the run-wide workload
+	// and each run-wide provocation (global_specs.go); nil otherwise.
+	runWideShared *shardClaims
 	// releaseUnanswered is set once a raw connection's release went
 	// unanswered (raw.go): later ones close at once.
 	releaseUnanswered atomic.Bool

@@ -387,9 +387,12 @@ func (e *runEnv) exercise(ctx context.Context) string {
 		return s
 	}
 	e.mu.Unlock()
-	summary := e.runWorkload(ctx)
-	if e.cfg.profile() == ProfileFull {
-		summary += "; " + e.runFixtureWorkload(ctx)
+	summary := "the run-wide workload ran in another shard of this run (--parallel): its traffic was judged there"
+	if e.runsShared("the run-wide workload") {
+		summary = e.runWorkload(ctx)
+		if e.cfg.profile() == ProfileFull {
+			summary += "; " + e.runFixtureWorkload(ctx)
+		}
 	}
 	e.mu.Lock()
 	e.exercised = summary

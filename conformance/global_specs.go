@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -102,6 +103,29 @@ var runWideChecks = []runWideCheck{
 	{"every connection the suite opened while another of its connections was open had its initialize answered within 10 s", "TRN-003", "initialize answered on a connection opened while another was open", never},
 }
 
+// runsShared reports whether this run does the run-wide step what: always,
+// unless the shards of --parallel share the run (Config.ShardClaims), when
+// the first shard to reach it claims it and the others leave it out.
+//
+// The run-wide workload and provocations draw traffic for the run-wide
+// checks once per run; each shard judges its own traffic, and Merge fails
+// a check that failed in any shard and passes one that passed in any (the
+// shards together observed what it checks). So the traffic judged across
+// the shards is the unsharded run's, the workload's once, as in one run;
+// run in every shard it cost each shard ~2.5 s of a 10 s end on the web
+// engine (issue 30). The shard that reaches the run-wide checks first,
+// the one with the least work left, takes it.
+func (e *runEnv) runsShared(what string) bool {
+	if e.runWideShared == nil {
+		return true
+	}
+	won, err := e.runWideShared.claim("run-wide step: " + what)
+	if err != nil {
+		panic(fmt.Errorf("sharing %s through %s: %w", what, e.runWideShared.dir, err))
+	}
+	return won
+}
+
 // Run-wide checks: they run last. Each first runs the run-wide workload
 // (exercise.go, once per run), so that a selection that sent little still
 // gives them the traffic they judge; a check that then observed nothing is
@@ -112,7 +136,7 @@ func globalSpecs(s *suite) {
 		s.spec(c.text, []string{c.id}, func(ctx context.Context, e *runEnv) {
 			e.emptyPool() // its frames and stderr lines are the run's too
 			AddReportEntry("note", e.exercise(ctx))
-			if provoke := runWideProvokers[c.id]; provoke != nil {
+			if provoke := runWideProvokers[c.id]; provoke != nil && e.runsShared("the run-wide provocation of "+c.id) {
 				provoke(ctx, e)
 			}
 			e.adoptRunEvidence(c.id)

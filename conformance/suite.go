@@ -277,6 +277,9 @@ func (s *suite) register() {
 				Fail("harness: " + err.Error())
 			}
 			s.env = env
+			if c := s.shardClaims(); c != nil {
+				env.runWideShared = c
+			}
 			s.live.Store(env)
 			dctx, cancel := context.WithTimeout(ctx, s.cfg.specTimeout())
 			defer cancel()

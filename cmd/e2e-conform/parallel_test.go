@@ -166,6 +166,10 @@ func listenSaboteur(t *testing.T, args ...string) string {
 
 // checkShardTrace checks that the trace at path is JSON Lines holding
 // frames of each of n shards, each line labelled with its shard.
+// workloadClient is the clientInfo name of the run-wide workload's
+// initialize (conformance/exercise.go: "e2e-conform " and exerciseTag).
+const workloadClient = "e2e-conform ünï-码-𝄞"
+
 func checkShardTrace(t *testing.T, path string, n int) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -173,15 +177,33 @@ func checkShardTrace(t *testing.T, path string, n int) {
 		t.Fatalf("--trace with --parallel: %v", err)
 	}
 	seen := map[string]int{}
+	workloads := 0 // the run-wide workload's initialize, in any shard
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var l struct {
-			Shard string `json:"shard"`
-			Dir   string `json:"dir"`
+			Shard  string `json:"shard"`
+			Dir    string `json:"dir"`
+			Method string `json:"method"`
+			Frame  json.RawMessage `json:"frame"` // an object, or the text of bytes that were not JSON
 		}
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
 			t.Fatalf("a trace line is not JSON: %v: %.200s", err, line)
 		}
 		seen[l.Shard]++
+		var init struct {
+			Params struct {
+				ClientInfo struct {
+					Name string `json:"name"`
+				} `json:"clientInfo"`
+			} `json:"params"`
+		}
+		if l.Dir == "send" && l.Method == "initialize" && json.Unmarshal(l.Frame, &init) == nil && init.Params.ClientInfo.Name == workloadClient {
+			workloads++
+		}
+	}
+	// The shards share one run: the run-wide workload draws its traffic
+	// once, in the shard that claimed it, as in an unsharded run.
+	if workloads != 1 {
+		t.Errorf("the run-wide workload ran %d times across the %d shards, want once", workloads, n)
 	}
 	for i := 1; i <= n; i++ {
 		if seen[fmt.Sprintf("%d/%d", i, n)] == 0 {
