@@ -162,16 +162,7 @@ func TestCLI004ErrorClassification(t *testing.T) {
 }
 
 func TestCLI005HandleRefusesWithoutSending(t *testing.T) {
-	sent := make(chan string, 16)
-	tr := newScripted(t, func(p *peer) {
-		p.handshake(smallManifest())
-		for m := p.next(); m != nil; m = p.next() {
-			sent <- str(m["method"])
-			if _, ok := m["id"]; ok {
-				p.result(m, "null")
-			}
-		}
-	})
+	tr, sent := recordingPeer(t)
 	e, err := client.ConnectEngine(client.Config{Transport: tr, Manifest: smallManifest(), Schemas: schemas})
 	if err != nil {
 		t.Fatal(err)
@@ -537,17 +528,7 @@ func TestCLI014SessionHookAndMalformedServer(t *testing.T) {
 // never sends one" outside an attempt (§4.3), and the Operation schema
 // wants both ids non-empty (§5.13). It once went out with attemptId "".
 func TestOperationOutsideAnAttemptIsNotSent(t *testing.T) {
-	sent := make(chan string, 16)
-	tr := newScripted(t, func(p *peer) {
-		p.handshake(smallManifest())
-		for m := p.next(); m != nil; m = p.next() {
-			sent <- str(m["method"])
-			if _, ok := m["id"]; ok {
-				p.result(m, "null")
-			}
-		}
-		close(sent)
-	})
+	tr, sent := recordingPeer(t)
 	c := open(t, tr, func(cc *client.ConnConfig) { m := smallManifest(); cc.Manifest = &m })
 	ctx := context.Background()
 	for _, op := range []client.Op{{}, {RunID: "r"}, {AttemptID: "a"}} {
@@ -563,4 +544,21 @@ func TestOperationOutsideAnAttemptIsNotSent(t *testing.T) {
 			t.Errorf("engine/observe was sent outside an attempt")
 		}
 	}
+}
+
+// recordingPeer is a scripted engine of smallManifest that answers every
+// request with null and sends the method of each message the client wrote
+// after the handshake on the channel, closed when the client closes.
+func recordingPeer(t *testing.T) (*scripted, <-chan string) {
+	sent := make(chan string, 16)
+	return newScripted(t, func(p *peer) {
+		p.handshake(smallManifest())
+		for m := p.next(); m != nil; m = p.next() {
+			sent <- str(m["method"])
+			if _, ok := m["id"]; ok {
+				p.result(m, "null")
+			}
+		}
+		close(sent)
+	}), sent
 }
