@@ -180,9 +180,9 @@ func checkShardTrace(t *testing.T, path string, n int) {
 	workloads := 0 // the run-wide workload's initialize, in any shard
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var l struct {
-			Shard  string `json:"shard"`
-			Dir    string `json:"dir"`
-			Method string `json:"method"`
+			Shard  string          `json:"shard"`
+			Dir    string          `json:"dir"`
+			Method string          `json:"method"`
 			Frame  json.RawMessage `json:"frame"` // an object, or the text of bytes that were not JSON
 		}
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
