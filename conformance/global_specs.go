@@ -77,7 +77,6 @@ func provokeServerRequests(ctx context.Context, e *runEnv) {
 		}
 	}
 	cancel()
-	ss.hold = false
 	ss.respondSecret(req)
 	for len(ss.held) > 0 {
 		ss.respondSecret(ss.held[0])

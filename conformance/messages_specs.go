@@ -164,7 +164,6 @@ func messageSpecs(s *suite) {
 				e.observed("S2C-007", "$/abort honored while attempt/resolveSecret was pending")
 			}
 			time.Sleep(time.Until(answerAt)) // the delay is the requirement
-			ss.hold = false
 			ss.respondSecret(req)
 			ss.probe(ctx, "after the delayed secret answer")
 			if !aborted {
@@ -198,7 +197,6 @@ func messageSpecs(s *suite) {
 				Derivation json.RawMessage `json:"derivation"`
 			}
 			_ = json.Unmarshal(req.Msg["params"], &p)
-			ss.hold = false
 			ss.respondSecret(req)
 			if p.Derivation == nil {
 				return
@@ -268,7 +266,6 @@ func messageSpecs(s *suite) {
 			derive("["+d+"]", "the pending derivation wrapped in an array")
 			str, _ := json.Marshal(d)
 			derive(string(str), "the pending derivation's JSON text as a JSON string")
-			ss.hold = false
 			since := len(ss.msgs)
 			id := ss.respondSecretThenDerive(req, d, plain)
 			rep, err := ss.await(ctx, id, 10*time.Second)
@@ -293,7 +290,6 @@ func messageSpecs(s *suite) {
 			} else {
 				By("the second attempt's request carries the same derivation or none: the later-attempt case is not checked")
 			}
-			ss.hold = false
 			ss.respondSecret(req2)
 			ss.awaitTrigger(ctx, trigger2)
 			e.requireEvidence("S2C-008", "no attempt/deriveSecret without a pending request was sent")

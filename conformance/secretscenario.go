@@ -50,11 +50,22 @@ func deriveParams(derivation, plaintext string) string {
 	return `{"derivation":` + derivation + `,"plaintext":` + string(b) + `}`
 }
 
+// endHold stops holding server requests: once the suite answers the one
+// it held, every later request is answered as it comes. A scenario holds
+// only its first attempt/resolveSecret; one asked after that answer (§6.6:
+// "The provider runs again on every request", any time until the
+// endAttempt response) was held in turn while the spec waited for the
+// operation it blocked, which then never ended: S2C-005 failed an engine
+// asking its second secret after the first's answer (quirk
+// secret-pair-after; at random in CI with secret-pair).
+func (s *pipelinedConn) endHold() { s.hold = false }
+
 // respondSecretThenDerive answers the held attempt/resolveSecret req with a
 // canary value and, in the same write, sends attempt/deriveSecret with
 // derivation: the boundary right after the answer. It returns the
 // deriveSecret request's id.
 func (s *pipelinedConn) respondSecretThenDerive(req *frame, derivation, plaintext string) string {
+	s.endHold()
 	for i, h := range s.held {
 		if h == req {
 			s.held = append(s.held[:i], s.held[i+1:]...)
@@ -231,7 +242,6 @@ func provokeSecretRequest(ctx context.Context, e *runEnv) {
 	if req == nil {
 		return
 	}
-	ss.hold = false
 	ss.respondSecret(req)
 	if trigger != "" {
 		_, _ = ss.await(ctx, trigger, triggerWait)
@@ -322,8 +332,10 @@ func (s *pipelinedConn) secretScenario(ctx context.Context, e *runEnv, withInit 
 	return nil, ""
 }
 
-// respondSecret answers a held attempt/resolveSecret with a canary value.
+// respondSecret answers a held attempt/resolveSecret with a canary value,
+// and ends the hold (endHold).
 func (s *pipelinedConn) respondSecret(f *frame) {
+	s.endHold()
 	for i, h := range s.held {
 		if h == f {
 			s.held = append(s.held[:i], s.held[i+1:]...)
