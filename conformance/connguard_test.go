@@ -65,14 +65,15 @@ func TestOneConnectionAtATimeIsNonConformant(t *testing.T) {
 //     idle pooled connection made every spec opening one beside it fail in
 //     a full run and pass under --only).
 //   - close-kills-all closes every connection when one closes without
-//     shutdown, and unclean-close-aborts-others aborts their requests:
-//     TRN-005 alone (TRN-004 too, at random, for close-kills-all). They
+//     shutdown: TRN-005 alone (TRN-004 too, at random). They
 //     failed MAN-004, OBS-004, SIG-005 … at random in full runs while
 //     every raw connection ended without shutdown; now a spec's raw
 //     connections end with shutdown and exit (rawConn.release), the pool
 //     hands on no connection after an unclean close, and a connection the
 //     server ends right after one (connguard's cut) leaves its spec not
-//     verified.
+//     verified. (unclean-close-aborts-others is no row: whether TRN-005's
+//     spec sees its abort depends on the server acting within
+//     closeEffectWait; the kill matrix covers it.)
 func TestSocketFaultFailsOnlyItsRequirement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite")
@@ -90,7 +91,6 @@ func TestSocketFaultFailsOnlyItsRequirement(t *testing.T) {
 		// with shutdown and exit (rawConn.release), and the pool hands on
 		// no connection after an unclean close: no other requirement.
 		{"close-kills-all", "TRN-005", []string{"TRN-004"}},
-		{"unclean-close-aborts-others", "TRN-005", nil},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			l := listen(t, filepath.Join(bins(t), "saboteur"), "--fault", tc.fault)
