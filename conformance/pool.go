@@ -63,28 +63,34 @@ type workerPool struct {
 	raws  idleSlot[pooledRaw]
 }
 
-// idleSlot holds at most one idle connection of one kind.
+// idleSlot holds at most one idle connection of one kind, with the
+// suite's count of unclean closes when it went back (its staleness mark,
+// connGuard.uncleanCount).
 type idleSlot[T any] struct {
 	mu   sync.Mutex
 	idle *T
+	mark int
 }
 
-// take returns the idle connection, or nil.
-func (s *idleSlot[T]) take() *T {
+// take returns the idle connection, or nil; stale is set when the suite
+// closed a connection without exit since it went back (mark is the count
+// now): the caller retires it instead of handing it on.
+func (s *idleSlot[T]) take(mark int) (c *T, stale bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.idle
+	c = s.idle
 	s.idle = nil
-	return c
+	return c, c != nil && s.mark != mark
 }
 
-// put makes c the idle connection; it returns a connection the slot no
-// longer holds (one already idle), for the caller to close.
-func (s *idleSlot[T]) put(c *T) *T {
+// put makes c the idle connection, marked with mark; it returns a
+// connection the slot no longer holds (one already idle), for the caller
+// to close.
+func (s *idleSlot[T]) put(c *T, mark int) *T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.idle
-	s.idle = c
+	s.idle, s.mark = c, mark
 	return old
 }
 
@@ -94,9 +100,6 @@ type pooledRaw struct {
 	r    *rawConn
 	run  string
 	next int // the connection's last request id
-	// mark is the suite's count of unclean closes when it went back
-	// (connGuard.uncleanCount).
-	mark int
 	// attempts is how many attempts the connection has started.
 	attempts int
 }
@@ -105,9 +108,6 @@ type pooledRaw struct {
 type pooledConn struct {
 	*clientConn
 	run string
-	// mark is the suite's count of unclean closes when it went back
-	// (connGuard.uncleanCount).
-	mark int
 	// attempts is how many attempts the connection has started.
 	attempts int
 }
@@ -126,8 +126,8 @@ func (e *runEnv) pooledAttempt(ctx context.Context) (*client.Conn, client.Op, *n
 	if !e.pooling() {
 		return e.inAttempt(ctx)
 	}
-	pc := e.pool.conns.take()
-	if pc != nil && pc.mark != e.guard.uncleanCount() {
+	pc, stale := e.pool.conns.take(e.guard.uncleanCount())
+	if stale {
 		e.retire(pc)
 		pc = nil
 	}
@@ -178,8 +178,7 @@ func (e *runEnv) handBack(pc *pooledConn) {
 		keep = false
 	}
 	if keep && pc.pending.drained(poolDrain) && pc.sound() {
-		pc.mark = e.guard.uncleanCount()
-		if old := e.pool.conns.put(pc); old != nil {
+		if old := e.pool.conns.put(pc, e.guard.uncleanCount()); old != nil {
 			e.retire(old)
 		}
 		return
@@ -208,8 +207,8 @@ func (e *runEnv) retire(pc *pooledConn) {
 // the caller starts; when the spec ends the attempt is ended and the
 // connection handed back (handBackRaw).
 func (e *runEnv) pooledRawAttempt(ctx context.Context) *rawAttemptConn {
-	pr := e.pool.raws.take()
-	if pr != nil && pr.mark != e.guard.uncleanCount() {
+	pr, stale := e.pool.raws.take(e.guard.uncleanCount())
+	if stale {
 		_ = pr.r.release(5 * time.Second)
 		pr = nil
 	}
@@ -249,8 +248,7 @@ func (e *runEnv) handBackRaw(pr *pooledRaw, a *rawAttemptConn) {
 	}
 	pr.next = a.next
 	if keep && pr.r.idle() {
-		pr.mark = e.guard.uncleanCount()
-		if old := e.pool.raws.put(pr); old != nil {
+		if old := e.pool.raws.put(pr, e.guard.uncleanCount()); old != nil {
 			_ = old.r.release(5 * time.Second)
 		}
 		return
@@ -261,10 +259,10 @@ func (e *runEnv) handBackRaw(pr *pooledRaw, a *rawAttemptConn) {
 // emptyPool retires the idle connections, if any: before the run-wide
 // checks, and when the run ends.
 func (e *runEnv) emptyPool() {
-	if pc := e.pool.conns.take(); pc != nil {
+	if pc, _ := e.pool.conns.take(0); pc != nil {
 		e.retire(pc)
 	}
-	if pr := e.pool.raws.take(); pr != nil {
+	if pr, _ := e.pool.raws.take(0); pr != nil {
 		_ = pr.r.release(5 * time.Second)
 	}
 }
